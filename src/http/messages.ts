@@ -1,0 +1,44 @@
+// Human messages for every error code, in Polish (default) and English.
+import type { ErrorCode } from './errors.ts';
+
+export type Language = 'pl' | 'en';
+
+export const MESSAGES: Record<ErrorCode, Record<Language, string>> = {
+  unauthorized: { pl: 'Brak klucza API, zły format lub nieznany klucz.', en: 'Missing API key, wrong format or unknown key.' },
+  key_revoked: { pl: 'Klucz API został unieważniony.', en: 'The API key has been revoked.' },
+  key_expired: { pl: 'Klucz API wygasł.', en: 'The API key has expired.' },
+  insufficient_scope: { pl: 'Klucz nie ma wymaganego uprawnienia.', en: 'The key lacks the required scope.' },
+  rate_limited: { pl: 'Przekroczono limit zapytań; spróbuj ponownie za chwilę.', en: 'Rate limit exceeded; retry after the indicated time.' },
+  invalid_json: { pl: 'Treść nie jest poprawnym JSON-em lub zawiera nieznane pole.', en: 'The body is not valid JSON or contains an unknown field.' },
+  validation_error: { pl: 'Pole lub parametr ma niepoprawną wartość.', en: 'A field or parameter has an invalid value.' },
+  invalid_cursor: { pl: 'Kursor nie pochodzi z poprzedniej strony tej samej listy.', en: 'The cursor is not from the previous page of the same list.' },
+  not_found: { pl: 'Nie znaleziono takiego rekordu w organizacji.', en: 'No such record in the organisation.' },
+  route_not_found: { pl: 'Nie ma takiego endpointu.', en: 'No such endpoint.' },
+  method_not_allowed: { pl: 'Ta metoda nie jest dozwolona dla tego endpointu.', en: 'This method is not allowed on this endpoint.' },
+  conflict: { pl: 'Operacja jest sprzeczna z bieżącym stanem rekordu.', en: 'The operation conflicts with the current state of the record.' },
+  contact_exists: { pl: 'Osoba z tym telefonem lub e-mailem już istnieje.', en: 'A person with this phone or e-mail already exists.' },
+  contact_merged: { pl: 'Karta została scalona z inną kartą.', en: 'The card was merged into another card.' },
+  stage_conflict: { pl: 'Nie można teraz zmienić etapu w ten sposób.', en: 'The stage cannot be changed this way right now.' },
+  event_conflict: { pl: 'Zdarzenie jest sprzeczne z już przyjętym zdarzeniem.', en: 'The event conflicts with one already accepted.' },
+  source_paused: { pl: 'Źródło jest wstrzymane.', en: 'The source is paused.' },
+  limit_reached: { pl: 'Osiągnięto limit.', en: 'A limit has been reached.' },
+  idempotency_in_progress: { pl: 'Zapytanie z tym kluczem idempotencji wciąż trwa; ponów za chwilę.', en: 'A request with this Idempotency-Key is still running; retry shortly.' },
+  idempotency_key_reused: { pl: 'Ten sam klucz idempotencji użyty z inną treścią.', en: 'The same Idempotency-Key was used with a different body.' },
+  payload_too_large: { pl: 'Treść zapytania przekracza 64 KB.', en: 'The request body is over 64 KB.' },
+  internal_error: { pl: 'Błąd po stronie serwera; spróbuj ponownie później.', en: 'Server-side error; retry later.' },
+  service_unavailable: { pl: 'Usługa jeszcze nie jest gotowa.', en: 'The service is not ready yet.' },
+};
+
+/** Accept-Language with quality values: English when an en tag outranks pl, Polish otherwise. */
+export function pickLanguage(header: string | undefined): Language {
+  if (!header) return 'pl';
+  let best: { lang: Language; q: number } = { lang: 'pl', q: 0 };
+  for (const part of header.split(',')) {
+    const [tag, ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.find((p) => p.trim().startsWith('q='));
+    const q = qParam ? Number(qParam.trim().slice(2)) : 1;
+    const base = tag.split('-')[0];
+    if ((base === 'en' || base === 'pl') && q > best.q) best = { lang: base, q };
+  }
+  return best.lang;
+}

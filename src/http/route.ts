@@ -1,0 +1,73 @@
+// The route table entry: one declaration registers the Express handler, validates params, query and
+// body with zod (strict: unknown fields are refused), shapes the response and feeds the OpenAPI document.
+import type { z } from 'zod';
+import type { Services } from '../services.ts';
+import type { ErrorCode } from './errors.ts';
+import type { Language } from './messages.ts';
+
+export type Scope =
+  | 'contacts:read' | 'contacts:write'
+  | 'leads:read' | 'leads:answers'
+  | 'events:read' | 'events:write'
+  | 'campaigns:read' | 'creatives:read'
+  | 'jobs:read'
+  | 'webhooks:read' | 'webhooks:write';
+
+export const ALL_SCOPES: readonly Scope[] = [
+  'contacts:read', 'contacts:write', 'leads:read', 'leads:answers', 'events:read', 'events:write',
+  'campaigns:read', 'creatives:read', 'jobs:read', 'webhooks:read', 'webhooks:write',
+];
+
+/** The authenticated caller: an API key of one organisation. */
+export interface Caller {
+  organizationId: string;
+  keyId: string;
+  scopes: readonly Scope[];
+  /** Effective scopes: a :write scope includes :read of its area; leads:answers includes leads:read. */
+  has(scope: Scope): boolean;
+}
+
+export interface RequestContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  caller: Caller;
+  services: Services;
+  requestId: string;
+  language: Language;
+  /** Raw header lookup (lower-case name). */
+  header(name: string): string | undefined;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** Express path relative to /v1, e.g. '/contacts/:id'. */
+  path: string;
+  /** Required scope; null for routes any valid key may call (GET /me). */
+  scope: Scope | null;
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Success status and its response schema (null for 204). */
+  success: { status: number; schema: z.ZodType | null; description: string };
+  /** Error codes beyond the ones every route can answer (400, 401, 403, 429, 500). */
+  errors: readonly ErrorCode[];
+  handler(ctx: RequestContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<RouteResult>;
+}
+
+/** Identity function that keeps the three schema types linked to the handler's parameters. */
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(route: RouteDef<P, Q, B>): RouteDef {
+  return route as unknown as RouteDef;
+}

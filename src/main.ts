@@ -1,0 +1,35 @@
+// `npm start`: the embedded PostgreSQL (or DATABASE_URL), migrations, the API and the workers in one process.
+import http from 'node:http';
+import { loadConfig } from './config.ts';
+import { boot } from './boot.ts';
+import { createApp, type AppState } from './http/app.ts';
+
+const config = loadConfig();
+const state: AppState = { ready: false };
+const booted = await boot(config);
+const { log } = booted.services;
+if (config.workers) await booted.startWorkers();
+else await booted.services.waiter.listen();
+if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses (tests and demos only)');
+
+const server = http.createServer(createApp(booted.services, state));
+server.listen(config.port, () => {
+  state.ready = true;
+  const { port } = server.address() as import('node:net').AddressInfo;
+  log.info('service ready', { url: `http://localhost:${port}/v1`, health: `http://localhost:${port}/healthz`, dataDir: config.databaseUrl ? null : config.dataDir });
+});
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  state.ready = false;
+  log.info('stopping', { signal });
+  server.close();
+  server.closeAllConnections();
+  await booted.shutdown();
+  log.info('stopped');
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

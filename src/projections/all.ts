@@ -1,0 +1,4 @@
+// Every projector of the service. Each lives in projections/<name>/ with its SQL beside it.
+import type { Projector } from './projector.ts';
+
+export const projectors: Projector[] = [];

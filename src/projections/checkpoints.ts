@@ -1,0 +1,69 @@
+// Projection checkpoints: one row per projector, written in the same transaction as its read model.
+import type { Queryable } from '../db/pool.ts';
+import { START, type Position } from '../eventstore/port.ts';
+
+export const CHECKPOINT_CHANNEL = 'projection_checkpoint';
+
+export interface ProjectionStatus {
+  name: string;
+  position: Position;
+  status: 'running' | 'failed' | 'rebuilding' | 'stopped';
+  error: string;
+  eventsApplied: number;
+  updatedAt: string;
+}
+
+/** Lock keys: the leader lock (one running instance) and the apply lock (one writer per batch). */
+export function lockKeys(name: string): { leader: number; apply: number } {
+  let hash = 0;
+  for (const ch of name) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) | 0;
+  return { leader: hash, apply: hash ^ 0x5a5a5a5a };
+}
+
+export async function ensureCheckpoint(db: Queryable, name: string): Promise<void> {
+  await db.query('INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
+}
+
+/** Read (and lock, inside a transaction) a projector's checkpoint. */
+export async function readCheckpoint(db: Queryable, name: string, forUpdate = false): Promise<Position> {
+  const { rows } = await db.query<{ commit_position: string; prepare_position: string }>(
+    `SELECT commit_position, prepare_position FROM projection_checkpoints WHERE name = $1 ${forUpdate ? 'FOR UPDATE' : ''}`,
+    [name],
+  );
+  return rows.length ? { commit: BigInt(rows[0].commit_position), prepare: BigInt(rows[0].prepare_position) } : START;
+}
+
+export async function writeCheckpoint(db: Queryable, name: string, position: Position, applied: number): Promise<void> {
+  await db.query(
+    `INSERT INTO projection_checkpoints (name, commit_position, prepare_position, status, error, events_applied, updated_at)
+     VALUES ($1, $2, $3, 'running', '', $4, now())
+     ON CONFLICT (name) DO UPDATE SET commit_position = $2, prepare_position = $3, status = 'running', error = '',
+       events_applied = projection_checkpoints.events_applied + $4, updated_at = now()`,
+    [name, position.commit.toString(), position.prepare.toString(), applied],
+  );
+  // Delivered at commit: waiters in every process learn the new position.
+  await db.query('SELECT pg_notify($1, $2)', [CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`]);
+}
+
+export async function markStatus(db: Queryable, name: string, status: ProjectionStatus['status'], error = ''): Promise<void> {
+  await db.query(
+    `INSERT INTO projection_checkpoints (name, status, error) VALUES ($1, $2, $3)
+     ON CONFLICT (name) DO UPDATE SET status = $2, error = $3, updated_at = now()`,
+    [name, status, error],
+  );
+}
+
+export async function listStatuses(db: Queryable): Promise<ProjectionStatus[]> {
+  const { rows } = await db.query<{
+    name: string; commit_position: string; prepare_position: string; status: ProjectionStatus['status'];
+    error: string; events_applied: string; updated_at: Date;
+  }>('SELECT * FROM projection_checkpoints ORDER BY name');
+  return rows.map((r) => ({
+    name: r.name,
+    position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) },
+    status: r.status,
+    error: r.error,
+    eventsApplied: Number(r.events_applied),
+    updatedAt: r.updated_at.toISOString(),
+  }));
+}

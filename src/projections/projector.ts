@@ -1,0 +1,27 @@
+// What a projector declares: its name, its tables and their SQL, the events it handles, and apply().
+import type { Client } from '../db/pool.ts';
+import type { Migration } from '../db/migrate.ts';
+import type { RecordedEvent } from '../eventstore/port.ts';
+
+export interface Projector {
+  /** Stable name: checkpoint key, lock key, `ops projections rebuild NAME`. */
+  name: string;
+  /** Tables it owns; a rebuild recreates exactly these and swaps them in. */
+  tables: readonly string[];
+  /** SQL creating the tables with unqualified names (a rebuild runs it again in a fresh schema). */
+  migrations: Migration[];
+  /** Event types it applies; others only move its checkpoint. */
+  handles: readonly string[];
+  /** Apply a batch (only handled types, in global order) through the transaction given. */
+  apply(tx: Client, events: RecordedEvent[]): Promise<void>;
+}
+
+/** Group handlers by event type: the usual shape of a projector's apply(). */
+export function applyEach(handlers: Record<string, (tx: Client, event: RecordedEvent) => Promise<void>>) {
+  return async (tx: Client, events: RecordedEvent[]): Promise<void> => {
+    for (const event of events) {
+      const handler = handlers[event.type];
+      if (handler) await handler(tx, event);
+    }
+  };
+}

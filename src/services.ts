@@ -1,0 +1,16 @@
+// What the composition root hands to routes, commands handlers, process managers and the CLI.
+import type { Config } from './config.ts';
+import type { Pool } from './db/pool.ts';
+import type { EventStore } from './eventstore/port.ts';
+import type { Logger } from './logger.ts';
+import type { CheckpointWaiter } from './projections/waiter.ts';
+
+export interface Services {
+  config: Config;
+  pool: Pool;
+  store: EventStore;
+  log: Logger;
+  waiter: CheckpointWaiter;
+  /** The clock, injectable for tests; commands receive `now` from it rather than reading it. */
+  now(): Date;
+}

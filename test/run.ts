@@ -1,0 +1,31 @@
+// `npm test`: start one embedded PostgreSQL, run every *.test.ts file with uvu in one process, stop
+// PostgreSQL, and close with the plain summary line "N passed, N failed".
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+const pattern = process.argv[2] ?? '\\.test\\.ts$';
+const db = await startEmbeddedPostgres(path.join(root, '.test-data'), { fast: true });
+
+let output = '';
+const code = await new Promise<number>((resolve) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern], {
+    cwd: root,
+    env: { ...process.env, TEST_PG_URL: db.urlFor('postgres'), LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    process.stdout.write(chunk);
+  });
+  child.on('close', (status) => resolve(status ?? 1));
+});
+await db.stop();
+
+const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? 0);
+const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? 0);
+const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
+const failed = Math.max(total - passed - skipped, code === 0 ? 0 : 1);
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(code !== 0 || failed > 0 || passed === 0 ? 1 : 0);
