@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createPool } from './db/pool.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { migrateAll } from './db/schema.ts';
+import { loadSecrets } from './db/secrets.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { PostgresEventStore } from './eventstore/postgres.ts';
@@ -39,7 +40,8 @@ export async function boot(config: Config, options: { log?: Logger; fastEmbedded
   await migrateAll(pool);
   const store = await openEventStore(config, pool, url);
   const waiter = new CheckpointWaiter(pool, url);
-  const services: Services = { config, pool, store, log, waiter, now: () => new Date() };
+  const secrets = await loadSecrets(pool);
+  const services: Services = { config, pool, store, log, waiter, secrets, now: () => new Date() };
 
   const stops: (() => Promise<void>)[] = [];
   return {

@@ -1,6 +1,7 @@
 // What the composition root hands to routes, commands handlers, process managers and the CLI.
 import type { Config } from './config.ts';
 import type { Pool } from './db/pool.ts';
+import type { ServiceSecrets } from './db/secrets.ts';
 import type { EventStore } from './eventstore/port.ts';
 import type { Logger } from './logger.ts';
 import type { CheckpointWaiter } from './projections/waiter.ts';
@@ -11,6 +12,7 @@ export interface Services {
   store: EventStore;
   log: Logger;
   waiter: CheckpointWaiter;
+  secrets: ServiceSecrets;
   /** The clock, injectable for tests; commands receive `now` from it rather than reading it. */
   now(): Date;
 }

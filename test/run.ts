@@ -1,12 +1,15 @@
 // `npm test`: start one embedded PostgreSQL, run every *.test.ts file with uvu in one process, stop
 // PostgreSQL, and close with the plain summary line "N passed, N failed".
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
-const db = await startEmbeddedPostgres(path.join(root, '.test-data'), { fast: true });
+// A cluster of its own per run, so that several runs (engineers, CI) never stop each other's database.
+const dataDir = path.join(root, '.test-data', String(process.pid));
+const db = await startEmbeddedPostgres(dataDir, { fast: true });
 
 let output = '';
 const code = await new Promise<number>((resolve) => {
@@ -22,6 +25,7 @@ const code = await new Promise<number>((resolve) => {
   child.on('close', (status) => resolve(status ?? 1));
 });
 await db.stop();
+fs.rmSync(dataDir, { recursive: true, force: true });
 
 const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? 0);
 const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? 0);

@@ -1,5 +1,5 @@
 // Human messages for every error code, in Polish (default) and English.
-import type { ErrorCode } from './errors.ts';
+import type { ErrorCode } from '../../commands/shared/errors.ts';
 
 export type Language = 'pl' | 'en';
 
@@ -14,7 +14,6 @@ export const MESSAGES: Record<ErrorCode, Record<Language, string>> = {
   invalid_cursor: { pl: 'Kursor nie pochodzi z poprzedniej strony tej samej listy.', en: 'The cursor is not from the previous page of the same list.' },
   not_found: { pl: 'Nie znaleziono takiego rekordu w organizacji.', en: 'No such record in the organisation.' },
   route_not_found: { pl: 'Nie ma takiego endpointu.', en: 'No such endpoint.' },
-  method_not_allowed: { pl: 'Ta metoda nie jest dozwolona dla tego endpointu.', en: 'This method is not allowed on this endpoint.' },
   conflict: { pl: 'Operacja jest sprzeczna z bieżącym stanem rekordu.', en: 'The operation conflicts with the current state of the record.' },
   contact_exists: { pl: 'Osoba z tym telefonem lub e-mailem już istnieje.', en: 'A person with this phone or e-mail already exists.' },
   contact_merged: { pl: 'Karta została scalona z inną kartą.', en: 'The card was merged into another card.' },

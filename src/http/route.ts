@@ -2,21 +2,12 @@
 // body with zod (strict: unknown fields are refused), shapes the response and feeds the OpenAPI document.
 import type { z } from 'zod';
 import type { Services } from '../services.ts';
-import type { ErrorCode } from './errors.ts';
+import type { ErrorCode } from '../../commands/shared/errors.ts';
+import type { Scope } from '../../commands/shared/scopes.ts';
+
+export type { Scope };
 import type { Language } from './messages.ts';
 
-export type Scope =
-  | 'contacts:read' | 'contacts:write'
-  | 'leads:read' | 'leads:answers'
-  | 'events:read' | 'events:write'
-  | 'campaigns:read' | 'creatives:read'
-  | 'jobs:read'
-  | 'webhooks:read' | 'webhooks:write';
-
-export const ALL_SCOPES: readonly Scope[] = [
-  'contacts:read', 'contacts:write', 'leads:read', 'leads:answers', 'events:read', 'events:write',
-  'campaigns:read', 'creatives:read', 'jobs:read', 'webhooks:read', 'webhooks:write',
-];
 
 /** The authenticated caller: an API key of one organisation. */
 export interface Caller {

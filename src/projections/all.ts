@@ -1,4 +1,7 @@
 // Every projector of the service. Each lives in projections/<name>/ with its SQL beside it.
 import type { Projector } from './projector.ts';
+import { accessProjector } from '../../projections/access/projector.ts';
 
-export const projectors: Projector[] = [];
+export const projectors: Projector[] = [
+  accessProjector,
+];

@@ -12,7 +12,6 @@ export const ERROR_STATUS = {
   invalid_cursor: 400,
   not_found: 404,
   route_not_found: 404,
-  method_not_allowed: 405,
   conflict: 409,
   contact_exists: 409,
   contact_merged: 409,

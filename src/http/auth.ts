@@ -1,0 +1,58 @@
+// Bearer-key authentication. Keys are cached briefly in memory; a revocation reaches every process
+// through NOTIFY at once, and the cache's short life bounds it even if a notification is lost.
+import { timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../commands/shared/errors.ts';
+import { grants, type Scope } from '../../commands/shared/scopes.ts';
+import { KEY_PATTERN, hashKey } from '../../commands/apikey/handlers.ts';
+import { findKeyByPrefix, type ApiKeyRow } from '../../queries/access.ts';
+import type { Queryable } from '../db/pool.ts';
+import type { Caller } from './route.ts';
+
+const CACHE_MS = 4000;
+
+export class KeyCache {
+  private readonly entries = new Map<string, { row: ApiKeyRow | null; until: number }>();
+  constructor(private readonly db: Queryable) {}
+
+  async byPrefix(prefix: string, now: number): Promise<ApiKeyRow | null> {
+    const hit = this.entries.get(prefix);
+    if (hit && hit.until > now) return hit.row;
+    const row = await findKeyByPrefix(this.db, prefix);
+    if (this.entries.size > 10_000) this.entries.clear();
+    // Unknown prefixes are not cached: a key created a moment ago must work at once.
+    if (row) this.entries.set(prefix, { row, until: now + CACHE_MS });
+    return row;
+  }
+
+  forgetKey(keyId: string): void {
+    for (const [prefix, entry] of this.entries) if (entry.row?.id === keyId) this.entries.delete(prefix);
+  }
+}
+
+export function makeCaller(row: ApiKeyRow): Caller {
+  return {
+    organizationId: row.organization_id,
+    keyId: row.id,
+    scopes: row.scopes as Scope[],
+    has: (scope) => grants(row.scopes, scope),
+  };
+}
+
+/** The caller of a request, or the spec's 401 error. */
+export async function authenticate(header: string | undefined, cache: KeyCache, now: Date): Promise<{ caller: Caller; row: ApiKeyRow }> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  const parsed = match ? KEY_PATTERN.exec(match[1]) : null;
+  if (!match || !parsed) throw new ApiError('unauthorized');
+  const row = await cache.byPrefix(parsed[1], now.getTime());
+  if (!row) throw new ApiError('unauthorized');
+  const given = Buffer.from(hashKey(match[1]), 'hex');
+  const stored = Buffer.from(row.hash, 'hex');
+  if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw new ApiError('unauthorized');
+  if (row.revoked_at) throw new ApiError('key_revoked');
+  if (row.expires_at && row.expires_at.getTime() <= now.getTime()) throw new ApiError('key_expired');
+  return { caller: makeCaller(row), row };
+}
+
+export function requireScope(caller: Caller, scope: Scope | null): void {
+  if (scope && !caller.has(scope)) throw new ApiError('insufficient_scope', { required_scope: scope });
+}

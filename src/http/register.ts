@@ -1,0 +1,39 @@
+// Registers route-table entries on Express: scope check, zod validation of params, query and body, the
+// handler, and the response.
+import type { Request, Response, NextFunction, Router } from 'express';
+import type { z } from 'zod';
+import type { Services } from '../services.ts';
+import { requireScope } from './auth.ts';
+import { fromZodError, languageOf } from './render.ts';
+import type { Caller, RouteDef } from './route.ts';
+
+function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'query' | 'params'): unknown {
+  if (!schema) return value;
+  const result = schema.safeParse(value);
+  if (!result.success) throw fromZodError(result.error, where);
+  return result.data;
+}
+
+/** Express paths use :id; the route table writes them the same way. */
+export function registerRoute(router: Router, route: RouteDef, services: Services): void {
+  router[route.method](route.path, async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const caller = res.locals.caller as Caller;
+      requireScope(caller, route.scope);
+      const params = parse(route.params, req.params, 'params');
+      const query = parse(route.query, req.query ?? {}, 'query');
+      const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;
+      const result = await route.handler({
+        params, query, body, caller, services,
+        requestId: res.locals.requestId as string,
+        language: languageOf(req),
+        header: (name) => req.get(name),
+      });
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      if (result.body === undefined) res.status(result.status).end();
+      else res.status(result.status).json(result.body);
+    } catch (error) {
+      next(error);
+    }
+  });
+}

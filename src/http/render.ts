@@ -1,0 +1,42 @@
+// Turning failures into the specification's error body, in the caller's language.
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { ApiError } from '../../commands/shared/errors.ts';
+import { MESSAGES, pickLanguage, type Language } from './messages.ts';
+
+export function languageOf(req: Request): Language {
+  return pickLanguage(req.headers['accept-language']);
+}
+
+export function sendError(req: Request, res: Response, error: ApiError): void {
+  const body: { error: { code: string; message: string; details?: Record<string, unknown> } } = {
+    error: { code: error.code, message: MESSAGES[error.code][languageOf(req)] },
+  };
+  if (error.details && Object.keys(error.details).length) body.error.details = error.details;
+  res.status(error.status).json(body);
+}
+
+/** Map a zod failure to invalid_json (unknown body fields) or validation_error naming each field. */
+export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'params'): ApiError {
+  const unknown = error.issues.filter((i) => i.code === 'unrecognized_keys');
+  if (where === 'body' && unknown.length) {
+    const keys = unknown.flatMap((i) => (i as { keys: string[] }).keys.map((k) => [...i.path, k].join('.')));
+    return new ApiError('invalid_json', { unknown_fields: keys });
+  }
+  const fields = error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ field: [...issue.path, k].join('.'), message: 'unknown parameter' }));
+    return [{ field: issue.path.join('.') || where, message: issue.message }];
+  });
+  return new ApiError('validation_error', { fields });
+}
+
+/** Anything thrown while serving a request becomes an ApiError; unknown causes are internal_error. */
+export function toApiError(error: unknown): { apiError: ApiError; unexpected: boolean } {
+  if (error instanceof ApiError) return { apiError: error, unexpected: false };
+  const e = error as { type?: string; status?: number };
+  if (e?.type === 'entity.too.large') return { apiError: new ApiError('payload_too_large'), unexpected: false };
+  if (e?.type === 'entity.parse.failed' || e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return { apiError: new ApiError('invalid_json'), unexpected: false };
+  }
+  return { apiError: new ApiError('internal_error'), unexpected: true };
+}

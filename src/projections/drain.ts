@@ -1,0 +1,33 @@
+// Bring read models up to the store's head from a process that may not run the workers (the CLI):
+// lead each projector briefly when no one else does, otherwise wait for the one that does.
+import type { Pool } from '../db/pool.ts';
+import type { EventStore, Position } from '../eventstore/port.ts';
+import type { Projector } from './projector.ts';
+import type { CheckpointWaiter } from './waiter.ts';
+import { applyBatch } from './engine.ts';
+import { ensureCheckpoint, lockKeys, readCheckpoint } from './checkpoints.ts';
+
+export async function drainProjections(pool: Pool, store: EventStore, projectors: readonly Projector[], waiter: CheckpointWaiter, target?: Position): Promise<void> {
+  const head = target ?? (await store.headPosition());
+  for (const projector of projectors) {
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [lockKeys(projector.name).leader]);
+      if (!rows[0].ok) {
+        await waiter.waitFor([projector.name], head, 10_000);
+        continue;
+      }
+      await ensureCheckpoint(client, projector.name);
+      let after = await readCheckpoint(client, projector.name);
+      for (;;) {
+        const batch = await store.readAll({ after, maxCount: 1000 });
+        if (batch.length === 0) break;
+        await applyBatch(client, projector, batch);
+        after = batch[batch.length - 1].position;
+      }
+      await client.query('SELECT pg_advisory_unlock($1)', [lockKeys(projector.name).leader]);
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+// The real service on an ephemeral port against a fresh database, with helpers to make organisations,
+// keys and requests. Workers (projectors, process managers) run in the same process, as in `npm start`.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { boot, type Booted } from '../../src/boot.ts';
+import { createApp, type AppState } from '../../src/http/app.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { Services } from '../../src/services.ts';
+import { createOrganization } from '../../commands/organization/handlers.ts';
+import { createApiKey } from '../../commands/apikey/handlers.ts';
+import { ALL_SCOPES } from '../../commands/shared/scopes.ts';
+import { freshDatabase, type TestDatabase } from './db.ts';
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestOrg {
+  organizationId: string;
+  key: string;
+  keyId: string;
+}
+
+export interface TestServer {
+  /** http://127.0.0.1:PORT (no /v1) */
+  origin: string;
+  services: Services;
+  db: TestDatabase;
+  booted: Booted;
+  newOrganization(options?: { scopes?: string[]; name?: string; timezone?: string; currency?: string; expiresAt?: string | null }): Promise<TestOrg>;
+  newKey(organizationId: string, scopes: string[], expiresAt?: string | null): Promise<{ key: string; keyId: string }>;
+  /** A request to /v1{path}; body objects are sent as JSON, strings as they are. */
+  request<T = any>(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<Reply<T>>;
+  /** Wait until every projector has passed the store's head. */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const db = await freshDatabase('http');
+  const config: Config = loadConfig({
+    DATABASE_URL: db.url,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DELIVERY_RETRY_SCHEDULE: '200ms,400ms,800ms',
+    WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    ...env,
+  });
+  const log = createLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
+  const booted = await boot(config, { log, poolSize: 10 });
+  await booted.startWorkers();
+  const state: AppState = { ready: true };
+  const server = http.createServer(createApp(booted.services, state));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { services } = booted;
+
+  const settle = async () => {
+    const head = await services.store.headPosition();
+    const { projectors } = await import('../../src/projections/all.ts');
+    await services.waiter.waitFor(projectors.map((p) => p.name), head, 10_000);
+  };
+
+  const newKey = async (organizationId: string, scopes: string[], expiresAt: string | null = null) => {
+    const created = await createApiKey(services.store, { organizationId, name: 'test key', scopes, expiresAt }, new Date());
+    await services.waiter.waitFor(['access'], created.position, 10_000);
+    return { key: created.key, keyId: created.id };
+  };
+
+  return {
+    origin,
+    services,
+    db,
+    booted,
+    newKey,
+    settle,
+    async newOrganization(options = {}) {
+      const org = await createOrganization(services.store, { name: options.name ?? 'Test org', timezone: options.timezone, currency: options.currency }, new Date());
+      const { key, keyId } = await newKey(org.id, options.scopes ?? [...ALL_SCOPES], options.expiresAt ?? null);
+      return { organizationId: org.id, key, keyId };
+    },
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${origin}/v1${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
+      return { status: res.status, headers: res.headers, body: parsed as any };
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await booted.shutdown();
+      await db.drop();
+    },
+  };
+}
