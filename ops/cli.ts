@@ -1,0 +1,65 @@
+// The operator CLI: `npm run ops -- <group> <action> [arguments] [--json]`. Runs against the same data as
+// the server (DATA_DIR or DATABASE_URL), whether the server is running or not.
+import { loadConfig } from '../src/config.ts';
+import { boot } from '../src/boot.ts';
+import { createLogger } from '../src/logger.ts';
+import { ApiError } from '../commands/shared/errors.ts';
+import { MESSAGES } from '../src/http/messages.ts';
+import { CliError, makeSettle, parseCommandLine, type CommandGroup } from './context.ts';
+import { orgCommands } from './org.ts';
+import { keyCommands } from './keys.ts';
+import { streamCommands } from './streams.ts';
+import { projectionCommands } from './projections.ts';
+
+const groups: Record<string, CommandGroup> = {
+  org: orgCommands,
+  key: keyCommands,
+  streams: streamCommands,
+  projections: projectionCommands,
+};
+
+function usage(): string {
+  const lines = Object.values(groups).flatMap((g) => Object.values(g).map((c) => `  ${c.usage}`));
+  return `usage: npm run ops -- <command> [--json]\n${lines.join('\n')}`;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof CliError) return error.message;
+  if (error instanceof ApiError) return `${error.code}: ${error.hint ?? MESSAGES[error.code].en}${error.details ? ' ' + JSON.stringify(error.details) : ''}`;
+  return `unexpected error: ${(error as Error).message ?? String(error)}`;
+}
+
+async function main(): Promise<number> {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(describe(error) + '\n');
+    return 2;
+  }
+  const { words, options, json } = parsed;
+  const [groupName, action, ...args] = words;
+  const command = groups[groupName ?? '']?.[action ?? ''];
+  if (!command) {
+    process.stderr.write(`${groupName ? `unknown command: ${words.slice(0, 2).join(' ')}\n` : ''}${usage()}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const booted = await boot(config, { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
+  try {
+    const result = await command.run({
+      services: booted.services, booted, json, args, options,
+      print: (line) => { if (!json) process.stdout.write(line + '\n'); },
+      settle: makeSettle(booted.services),
+    });
+    if (json) process.stdout.write(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
+    return 0;
+  } catch (error) {
+    process.stderr.write(describe(error) + '\n');
+    return 2;
+  } finally {
+    await booted.shutdown();
+  }
+}
+
+process.exitCode = await main();

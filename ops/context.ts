@@ -1,0 +1,68 @@
+// What every operator command gets: the booted services (no HTTP, no workers), argument helpers, and a
+// way to bring the read models up to date after a write whether or not the server is running.
+import type { Booted } from '../src/boot.ts';
+import type { Services } from '../src/services.ts';
+import type { Position } from '../src/eventstore/port.ts';
+import { drainProjections } from '../src/projections/drain.ts';
+import { projectors } from '../src/projections/all.ts';
+
+/** A usage or input error: printed as one line on stderr, exit code 2, nothing written. */
+export class CliError extends Error {}
+
+export interface CliContext {
+  services: Services;
+  booted: Booted;
+  json: boolean;
+  /** Positional arguments after the group and action. */
+  args: string[];
+  /** --name value options (strings; flags are 'true'). */
+  options: Record<string, string | undefined>;
+  /** Human output (ignored with --json). */
+  print(line: string): void;
+  /** Read models up to the store's head (or the given position). */
+  settle(position?: Position): Promise<void>;
+}
+
+export interface CommandDef {
+  usage: string;
+  run(ctx: CliContext): Promise<unknown>;
+}
+
+export type CommandGroup = Record<string, CommandDef>;
+
+/** Flags that take no value; every other --name takes the next word (or --name=value). */
+const FLAGS = new Set(['json', 'all', 'follow', 'backwards', 'verbose', 'help']);
+
+export function parseCommandLine(argv: string[]): { words: string[]; options: Record<string, string | undefined>; json: boolean } {
+  const words: string[] = [];
+  const options: Record<string, string | undefined> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) {
+      words.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+    if (inline !== undefined) options[name] = inline;
+    else if (FLAGS.has(name)) options[name] = 'true';
+    else if (i + 1 < argv.length) options[name] = argv[++i];
+    else throw new CliError(`--${name} needs a value`);
+  }
+  return { words, options, json: options.json === 'true' };
+}
+
+export function required(ctx: CliContext, name: string): string {
+  const value = ctx.options[name];
+  if (value === undefined || value === 'true' || value === '') throw new CliError(`missing --${name}`);
+  return value;
+}
+
+export function positional(ctx: CliContext, index: number, label: string): string {
+  const value = ctx.args[index];
+  if (!value) throw new CliError(`missing ${label}`);
+  return value;
+}
+
+export function makeSettle(services: Services) {
+  return (position?: Position) => drainProjections(services.pool, services.store, projectors, services.waiter, position);
+}

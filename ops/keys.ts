@@ -1,0 +1,53 @@
+// `ops key create | list | revoke`: API keys are shown once, stored as a hash.
+import { createApiKey, revokeApiKey } from '../commands/apikey/handlers.ts';
+import { ALL_SCOPES } from '../commands/shared/scopes.ts';
+import { listKeys } from '../queries/access.ts';
+import { CliError, positional, required, type CommandGroup } from './context.ts';
+
+export const keyCommands: CommandGroup = {
+  create: {
+    usage: 'key create --org ID --name N --scopes a,b,c [--expires ISO]',
+    async run(ctx) {
+      const organizationId = required(ctx, 'org');
+      const name = required(ctx, 'name');
+      const scopes = required(ctx, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
+      if (unknown.length) throw new CliError(`unknown scope: ${unknown.join(', ')} (known: ${ALL_SCOPES.join(', ')})`);
+      const expires = ctx.options.expires ?? null;
+      if (expires !== null && (!/^\d{4}-\d{2}-\d{2}/.test(expires) || Number.isNaN(Date.parse(expires)))) {
+        throw new CliError(`--expires is not an ISO 8601 time: ${expires}`);
+      }
+      const created = await createApiKey(ctx.services.store, {
+        organizationId, name, scopes, expiresAt: expires === null ? null : new Date(expires).toISOString(),
+      }, ctx.services.now());
+      await ctx.settle(created.position);
+      ctx.print(`key ${created.id} created; it is shown only now:\n${created.key}`);
+      return { id: created.id, key: created.key, prefix: created.prefix, scopes: created.scopes };
+    },
+  },
+  list: {
+    usage: 'key list --org ID',
+    async run(ctx) {
+      const organizationId = required(ctx, 'org');
+      await ctx.settle();
+      const keys = await listKeys(ctx.services.pool, organizationId);
+      const out = keys.map((k) => ({
+        id: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes,
+        expires_at: k.expires_at?.toISOString() ?? null, revoked_at: k.revoked_at?.toISOString() ?? null,
+        created_at: k.created_at.toISOString(),
+      }));
+      for (const k of out) ctx.print(`${k.id}  ${k.prefix}  ${k.name}  ${k.scopes.join(',')}${k.revoked_at ? '  (revoked)' : ''}`);
+      return out;
+    },
+  },
+  revoke: {
+    usage: 'key revoke ID',
+    async run(ctx) {
+      const keyId = positional(ctx, 0, 'key id');
+      const position = await revokeApiKey(ctx.services.store, keyId, ctx.services.now());
+      if (position) await ctx.settle(position);
+      ctx.print(`key ${keyId} revoked`);
+      return { id: keyId, revoked: true };
+    },
+  },
+};
