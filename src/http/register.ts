@@ -26,6 +26,7 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       const result = await route.handler({
         params, query, body, caller, services,
         requestId: res.locals.requestId as string,
+        metadata: { organizationId: caller.organizationId, correlationId: res.locals.requestId as string, actor: `key:${caller.keyId}` },
         language: languageOf(req),
         header: (name) => req.get(name),
       });

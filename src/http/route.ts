@@ -2,6 +2,7 @@
 // body with zod (strict: unknown fields are refused), shapes the response and feeds the OpenAPI document.
 import type { z } from 'zod';
 import type { Services } from '../services.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
 import type { ErrorCode } from '../../commands/shared/errors.ts';
 import type { Scope } from '../../commands/shared/scopes.ts';
 
@@ -26,6 +27,8 @@ export interface RequestContext<P, Q, B> {
   services: Services;
   requestId: string;
   language: Language;
+  /** Metadata for events this request appends: organisation, correlation id (request id), actor (the key). */
+  metadata: EventMetadata;
   /** Raw header lookup (lower-case name). */
   header(name: string): string | undefined;
 }

@@ -1,0 +1,121 @@
+// One pagination for every list: limit/order/updated_since, keyset queries on (updated_at, id), and
+// opaque cursors signed with the service's key and bound to the list, its filters, its order and the
+// organisation, so a cursor from anywhere else is refused as invalid_cursor.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError } from '../../commands/shared/errors.ts';
+
+export const listParams = {
+  limit: z.coerce.number().int().min(1).max(100).default(25).describe('Page size, 1-100'),
+  cursor: z.string().min(1).max(512).optional().describe('next_cursor of the previous page of the same list'),
+  order: z.enum(['asc', 'desc']).default('desc').describe('Sort by updated_at then id'),
+  updated_since: z.iso.datetime({ offset: true }).optional().describe('Only records changed at or after this time'),
+};
+
+/** The query schema of a list endpoint: the common parameters plus its own filters; unknown ones are refused. */
+export function listQuery<T extends z.ZodRawShape>(filters: T) {
+  return z.object({ ...listParams, ...filters }).strict();
+}
+
+export function listEnvelope<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() });
+}
+
+export interface Page {
+  limit: number;
+  order: 'asc' | 'desc';
+  updatedSince: string | null;
+  /** The last row of the previous page, or null on the first page. */
+  after: { updatedAt: string; id: string } | null;
+  /** What the cursor is bound to. */
+  binding: string;
+}
+
+interface CursorBody {
+  b: string;
+  u: string;
+  i: string;
+}
+
+function sign(key: Buffer, text: string): Buffer {
+  return createHmac('sha256', key).update(text).digest().subarray(0, 16);
+}
+
+/** Bind the page to (list, organisation, filters, order); verify and open the cursor if one was given. */
+export function openPage(
+  query: { limit: number; order: 'asc' | 'desc'; updated_since?: string; cursor?: string } & Record<string, unknown>,
+  scope: { list: string; organizationId: string },
+  key: Buffer,
+): Page {
+  const filters = Object.entries(query)
+    .filter(([name, value]) => name !== 'cursor' && name !== 'limit' && value !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b));
+  const binding = createHmac('sha256', key).update(JSON.stringify([scope.list, scope.organizationId, filters])).digest('base64url').slice(0, 16);
+  const page: Page = { limit: query.limit, order: query.order, updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : null, after: null, binding };
+  if (query.cursor) page.after = readCursor(query.cursor, binding, key);
+  return page;
+}
+
+function readCursor(cursor: string, binding: string, key: Buffer): { updatedAt: string; id: string } {
+  const [payload, mac] = cursor.split('.');
+  if (!payload || !mac) throw new ApiError('invalid_cursor');
+  const expected = sign(key, payload);
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('invalid_cursor');
+  let body: CursorBody;
+  try {
+    body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorBody;
+  } catch {
+    throw new ApiError('invalid_cursor');
+  }
+  if (body.b !== binding || typeof body.u !== 'string' || typeof body.i !== 'string') throw new ApiError('invalid_cursor');
+  return { updatedAt: body.u, id: body.i };
+}
+
+function writeCursor(row: { updatedAt: string; id: string }, binding: string, key: Buffer): string {
+  const payload = Buffer.from(JSON.stringify({ b: binding, u: row.updatedAt, i: row.id } satisfies CursorBody)).toString('base64url');
+  return `${payload}.${sign(key, payload).toString('base64url')}`;
+}
+
+/**
+ * The keyset part of a list query. `alias` qualifies the columns (e.g. 'c.'); `next` is the next free
+ * parameter number. Returns SQL fragments to AND into the WHERE clause, the ORDER BY, and LIMIT (one
+ * more row than the page, to learn has_more).
+ */
+export function keyset(page: Page, next: number, alias = ''): { where: string; orderBy: string; limit: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const conditions: string[] = [];
+  if (page.updatedSince) {
+    params.push(page.updatedSince);
+    conditions.push(`${alias}updated_at >= $${next + params.length - 1}::timestamptz`);
+  }
+  if (page.after) {
+    params.push(page.after.updatedAt, page.after.id);
+    const cmp = page.order === 'desc' ? '<' : '>';
+    conditions.push(`(${alias}updated_at, ${alias}id) ${cmp} ($${next + params.length - 2}::timestamptz, $${next + params.length - 1})`);
+  }
+  const dir = page.order === 'desc' ? 'DESC' : 'ASC';
+  return {
+    where: conditions.length ? conditions.join(' AND ') : 'TRUE',
+    orderBy: `${alias}updated_at ${dir}, ${alias}id ${dir}`,
+    limit: String(page.limit + 1),
+    params,
+  };
+}
+
+/** The list envelope from the rows a keyset query returned (limit + 1 of them at most). */
+export function closePage<Row, Item>(
+  rows: Row[],
+  page: Page,
+  key: Buffer,
+  position: (row: Row) => { updatedAt: string; id: string },
+  toItem: (row: Row) => Item,
+): { data: Item[]; next_cursor: string | null; has_more: boolean } {
+  const hasMore = rows.length > page.limit;
+  const kept = hasMore ? rows.slice(0, page.limit) : rows;
+  return {
+    data: kept.map(toItem),
+    next_cursor: hasMore ? writeCursor(position(kept[kept.length - 1]), page.binding, key) : null,
+    has_more: hasMore,
+  };
+}
