@@ -1,0 +1,53 @@
+// Send-time SSRF guard: resolve a webhook host once, refuse non-public answers, pin the connection to them.
+import { promises as dns, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { classifyAddress, describeAddressClass } from './addresses.ts';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Every address of a host name; injectable so tests can play a rebinding DNS. */
+export type LookupAll = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemLookup: LookupAll = async (hostname) => {
+  const answers: LookupAddress[] = await dns.lookup(hostname, { all: true, verbatim: true });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+export type Resolution = { ok: true; address: ResolvedAddress } | { ok: false; error: string };
+
+export interface ResolveOptions {
+  allowPrivate: boolean;
+  lookup: LookupAll;
+}
+
+/**
+ * The one address to connect to. The host is resolved exactly once; if any answer is not public the push
+ * is refused, since a DNS name that mixes public and private answers is a rebinding attempt.
+ */
+export async function resolveTarget(hostname: string, { allowPrivate, lookup }: ResolveOptions): Promise<Resolution> {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  const literal = isIP(host);
+  const answers: ResolvedAddress[] = literal !== 0 ? [{ address: host, family: literal === 6 ? 6 : 4 }] : await lookup(host);
+  if (answers.length === 0) return { ok: false, error: 'host has no addresses' };
+  if (!allowPrivate) {
+    for (const answer of answers) {
+      const cls = classifyAddress(answer.address);
+      if (cls !== 'public') return { ok: false, error: `refused: ${host} resolves to a ${describeAddressClass(cls)} address` };
+    }
+  }
+  return { ok: true, address: answers[0] };
+}
+
+/** A `lookup` for net/tls connect that answers with the already-checked address and never asks DNS. */
+export function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    // Answer asynchronously, as dns.lookup does, so net sees the order of events it expects.
+    process.nextTick(() => {
+      if (options.all) callback(null, [{ address, family }]);
+      else callback(null, address, family);
+    });
+  };
+}

@@ -1,0 +1,55 @@
+// Subscription-time checks of a webhook URL: HTTPS, no credentials, no private address or local name.
+import { isIP } from 'node:net';
+import { classifyAddress, describeAddressClass } from './addresses.ts';
+
+export type UrlCheck = { ok: true } | { ok: false; reason: string };
+
+export interface UrlCheckOptions {
+  /** WEBHOOK_ALLOW_PRIVATE: plain HTTP and private or local hosts are accepted (tests and demos). */
+  allowPrivate: boolean;
+}
+
+export const MAX_WEBHOOK_URL_LENGTH = 2000;
+
+const LOCAL_NAMES = new Set(['localhost', 'metadata.google.internal', 'metadata']);
+const LOCAL_SUFFIXES = ['.localhost', '.local', '.internal', '.localdomain', '.home.arpa'];
+
+const fail = (reason: string): UrlCheck => ({ ok: false, reason });
+
+/** Whether a URL may be stored as a webhook target; the reason is a short English sentence. */
+export function checkWebhookUrl(url: string, { allowPrivate }: UrlCheckOptions): UrlCheck {
+  if (url.length > MAX_WEBHOOK_URL_LENGTH) return fail(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  // The URL parser silently strips surrounding blanks; refuse them so what is stored is what is checked.
+  if (/[\s\x00-\x1f\x7f]/.test(url)) return fail('url must not contain spaces or control characters');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return fail('url is not a valid absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) {
+    return fail(allowPrivate ? 'url must use http or https' : 'url must use https');
+  }
+  if (parsed.username !== '' || parsed.password !== '') return fail('url must not contain credentials');
+  if (parsed.hostname === '') return fail('url must have a host');
+  return allowPrivate ? { ok: true } : checkWebhookHost(parsed.hostname);
+}
+
+/**
+ * Whether a host (as URL.hostname gives it: lower case, IPv4 normalised, IPv6 in brackets) may receive
+ * pushes without WEBHOOK_ALLOW_PRIVATE. Names that merely resolve to private addresses pass here; the
+ * sender refuses them after resolution.
+ */
+export function checkWebhookHost(hostname: string): UrlCheck {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  if (isIP(host) !== 0) {
+    const cls = classifyAddress(host);
+    return cls === 'public' ? { ok: true } : fail(`url must not point to a ${describeAddressClass(cls)} address`);
+  }
+  if (LOCAL_NAMES.has(host) || LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
+    return fail('url must not point to a local host name');
+  }
+  // A single label ("intranet") only resolves through local search domains, never on the internet.
+  if (!host.includes('.')) return fail('url host must be a fully qualified domain name');
+  return { ok: true };
+}
