@@ -86,6 +86,18 @@ export class WrongExpectedVersionError extends Error {
   }
 }
 
+/** An event id the store already holds: the same event is never stored twice. */
+export class DuplicateEventError extends Error {
+  constructor(
+    readonly stream: string,
+    /** The duplicated id when the store names it. */
+    readonly eventId: string | null,
+  ) {
+    super(`event ${eventId ?? '(id not reported)'} already exists (append to ${stream})`);
+    this.name = 'DuplicateEventError';
+  }
+}
+
 export interface ReadStreamOptions {
   direction?: 'forwards' | 'backwards';
   /** Revision to start from (inclusive). Default: the first (forwards) or last (backwards). */

@@ -1,0 +1,104 @@
+// Translation between the port and @eventstore/db-client: expected revisions, errors, ids, metadata,
+// positions and recorded events.
+import { createHash } from 'node:crypto';
+import {
+  ANY,
+  NO_STREAM,
+  STREAM_EXISTS,
+  WrongExpectedVersionError as EsdbWrongExpectedVersionError,
+  jsonEvent,
+  type AppendExpectedRevision,
+  type EventData,
+  type JSONType,
+  type ResolvedEvent as EsdbResolvedEvent,
+  type AllStreamResolvedEvent,
+} from '@eventstore/db-client';
+import { WrongExpectedVersionError, type EventMetadata, type ExpectedRevision, type NewEvent, type Position, type RecordedEvent } from './port.ts';
+
+export function toEsdbRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  if (typeof expected === 'bigint') return expected;
+  switch (expected) {
+    case 'any':
+      return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default: {
+      const _never: never = expected;
+      throw new Error(`unknown expected revision ${String(_never)}`);
+    }
+  }
+}
+
+/** The client's wrong-expected-version error becomes the port's; anything else passes through. */
+export function mapAppendError(error: unknown, stream: string, expected: ExpectedRevision): unknown {
+  if (!(error instanceof EsdbWrongExpectedVersionError)) return error;
+  const actual = error.actualVersion;
+  return new WrongExpectedVersionError(stream, expected, typeof actual === 'bigint' ? actual : null);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** EventStoreDB ids are UUIDs: other ids map to a name-based UUID (v5 layout) and travel in metadata. */
+export function esdbEventId(id: string): string {
+  if (UUID.test(id)) return id.toLowerCase();
+  const hash = createHash('sha1').update(`event:${id}`).digest();
+  hash[6] = (hash[6] & 0x0f) | 0x50;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Stored metadata: the port's fields, the server's own correlation names, and a non-UUID event id. */
+interface StoredMetadata extends EventMetadata {
+  $correlationId?: string;
+  $causationId?: string;
+  eventId?: string;
+}
+
+export function toEventData(event: NewEvent, metadata: EventMetadata): EventData {
+  const stored: StoredMetadata = { ...metadata };
+  if (metadata.correlationId) stored.$correlationId = metadata.correlationId;
+  if (metadata.causationId) stored.$causationId = metadata.causationId;
+  const id = event.id ?? crypto.randomUUID();
+  if (!UUID.test(id)) stored.eventId = id;
+  return jsonEvent({
+    id: esdbEventId(id),
+    type: event.type,
+    data: (event.data ?? null) as JSONType,
+    metadata: stored as unknown as JSONType,
+  });
+}
+
+function readMetadata(raw: unknown): { metadata: EventMetadata; eventId: string | undefined } {
+  const stored = (raw && typeof raw === 'object' && !(raw instanceof Uint8Array) ? raw : {}) as StoredMetadata;
+  const metadata: EventMetadata = { organizationId: stored.organizationId ?? null };
+  if (stored.correlationId !== undefined) metadata.correlationId = stored.correlationId;
+  if (stored.causationId !== undefined) metadata.causationId = stored.causationId;
+  if (stored.actor !== undefined) metadata.actor = stored.actor;
+  return { metadata, eventId: stored.eventId };
+}
+
+export function isSystemType(type: string): boolean {
+  return type.startsWith('$');
+}
+
+/** A resolved event as the port's RecordedEvent; null for links and system events. */
+export function toRecorded(resolved: EsdbResolvedEvent | AllStreamResolvedEvent): RecordedEvent | null {
+  const e = resolved.event;
+  if (!e || isSystemType(e.type) || e.streamId.startsWith('$')) return null;
+  const position: Position = e.position ?? { commit: resolved.commitPosition ?? -1n, prepare: resolved.commitPosition ?? -1n };
+  const data = e.isJson ? e.data : JSON.parse(Buffer.from(e.data as Uint8Array).toString('utf8'));
+  const { metadata, eventId } = readMetadata(e.metadata);
+  return {
+    id: eventId ?? e.id,
+    type: e.type,
+    stream: e.streamId,
+    revision: e.revision,
+    position,
+    data,
+    metadata,
+    createdAt: e.created.toISOString(),
+  };
+}

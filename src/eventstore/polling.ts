@@ -1,0 +1,73 @@
+// A subscription over a store that can be read from a position: catch up in batches, then wait for a
+// wake-up (or a slow poll) and read again. Batches are handed over one at a time, in order; a batch the
+// consumer rejects is offered again, never skipped.
+import { START, type Position, type RecordedEvent, type SubscribeOptions, type Subscription } from './port.ts';
+
+export interface Wakeable {
+  /** Register a callback run when new events may be visible; returns its removal. */
+  onWake(callback: () => void): () => void;
+}
+
+const FIRST_IDLE_MS = 10;
+const RETRY_AFTER_ERROR_MS = 500;
+
+export function pollingSubscription(
+  read: (after: Position, maxCount: number) => Promise<RecordedEvent[]>,
+  source: Wakeable,
+  options: SubscribeOptions,
+  pollMs: number,
+): Subscription {
+  const batchSize = options.batchSize ?? 1000;
+  let after = options.after ?? START;
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  let idle = FIRST_IDLE_MS;
+  const removeWaker = source.onWake(() => wake?.());
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { wake = null; resolve(); }, ms);
+      wake = () => { clearTimeout(timer); wake = null; idle = FIRST_IDLE_MS; resolve(); };
+    });
+
+  const loop = (async () => {
+    // While catching up, the next batch is read while the consumer handles the current one.
+    let next: Promise<RecordedEvent[]> | null = null;
+    while (!stopped) {
+      try {
+        const batch = await (next ?? read(after, batchSize));
+        next = null;
+        if (batch.length > 0) {
+          const last = batch[batch.length - 1].position;
+          if (batch.length === batchSize) next = read(last, batchSize);
+          await options.onBatch(batch);
+          after = last;
+          idle = FIRST_IDLE_MS;
+          continue;
+        }
+      } catch (error) {
+        // The prefetched batch followed a batch that was not accepted: drop it and read again.
+        await next?.catch(() => {});
+        next = null;
+        if (stopped) break;
+        options.onError?.(error);
+        await pause(RETRY_AFTER_ERROR_MS);
+        continue;
+      }
+      // Nothing visible yet: wait for a wake-up, backing off towards the safety-net poll, since a
+      // committed event may still sit behind an older running transaction.
+      await pause(idle);
+      idle = Math.min(idle * 2, pollMs);
+    }
+    await next?.catch(() => {});
+  })();
+
+  return {
+    stop: async () => {
+      stopped = true;
+      removeWaker();
+      wake?.();
+      await loop;
+    },
+  };
+}
