@@ -86,6 +86,7 @@ export async function sendPush(options: SendPushOptions): Promise<PushResult> {
 async function attempt(options: SendPushOptions, signal: AbortSignal): Promise<Outcome> {
   const check = checkWebhookUrl(options.url, { allowPrivate: options.allowPrivate });
   if (!check.ok) return failure(0, `refused: ${check.reason}`);
+  if (options.agents?.closed) return failure(0, 'the webhook sender is shut down');
   const url = new URL(options.url);
   const lookup = options.lookup ?? systemLookup;
   const resolved = await untilAborted(resolveTarget(url.hostname, { allowPrivate: options.allowPrivate, lookup }), signal);
