@@ -1,0 +1,204 @@
+// Platform leads in the service's terms: from a Graph lead object, and from the lead export files (JSON or CSV).
+import { parse } from 'csv-parse/sync';
+
+export interface AdSource {
+  platform: string;
+  campaign_id: string;
+  campaign_name: string;
+  adset_id: string;
+  adset_name: string;
+  ad_id: string;
+  ad_name: string;
+}
+
+export interface LeadAnswer {
+  key: string;
+  label: string;
+  values: string[];
+}
+
+export interface PlatformLead {
+  platformLeadId: string;
+  /** ISO 8601 UTC. */
+  createdTime: string;
+  formId: string;
+  /** Null when the source did not say (a lead fetched by id). */
+  formName: string | null;
+  /** Null when the source did not say; the leadgen webhook names the page. */
+  pageId: string | null;
+  /** facebook, instagram, messenger, audience_network, or what the platform reported. */
+  platform: string;
+  /** Null for organic leads and leads without an ad id. */
+  ad: AdSource | null;
+  answers: LeadAnswer[];
+  email: string | null;
+  phone: string | null;
+  fullName: string | null;
+}
+
+/** A lead as GET /{lead_id} and the JSON export give it. */
+export interface GraphLeadObject {
+  id: string;
+  created_time: string;
+  form_id?: string;
+  form_name?: string;
+  page_id?: string;
+  ad_id?: string;
+  ad_name?: string;
+  adset_id?: string;
+  adset_name?: string;
+  campaign_id?: string;
+  campaign_name?: string;
+  platform?: string;
+  is_organic?: boolean | string;
+  field_data?: Array<{ name: string; values?: string[] }>;
+}
+
+export class LeadExportError extends Error {
+  constructor(message: string, readonly row: number | null) {
+    super(row === null ? message : `row ${row}: ${message}`);
+  }
+}
+
+const PLATFORMS: Record<string, string> = { fb: 'facebook', ig: 'instagram', msg: 'messenger', messenger: 'messenger', an: 'audience_network' };
+const LABELS: Record<string, string> = { email: 'Email', phone_number: 'Phone number', full_name: 'Full name', first_name: 'First name', last_name: 'Last name' };
+
+export function placementPlatform(raw: string | undefined): string {
+  const key = (raw ?? '').trim().toLowerCase();
+  return key === '' ? 'facebook' : (PLATFORMS[key] ?? key);
+}
+
+/** The platform writes 2024-03-05T10:20:30+0000; exports may add a zone like +01:00. */
+function isoTime(raw: string, row: number | null): string {
+  const date = new Date(raw.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  if (Number.isNaN(date.getTime())) throw new LeadExportError(`created_time "${raw}" is not a date-time`, row);
+  return date.toISOString();
+}
+
+const labelFor = (key: string): string => LABELS[key] ?? key.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase()).replace(/\?$/, '?');
+
+function first(answers: LeadAnswer[], ...keys: string[]): string | null {
+  for (const key of keys) {
+    const value = answers.find((a) => a.key === key)?.values.find((v) => v.trim() !== '');
+    if (value !== undefined) return value.trim();
+  }
+  return null;
+}
+
+function fullNameOf(answers: LeadAnswer[]): string | null {
+  const full = first(answers, 'full_name');
+  if (full !== null) return full;
+  const parts = [first(answers, 'first_name'), first(answers, 'last_name')].filter((p): p is string => p !== null);
+  return parts.length > 0 ? parts.join(' ') : null;
+}
+
+function adOf(g: GraphLeadObject, platform: string): AdSource | null {
+  const organic = g.is_organic === true || g.is_organic === 'true' || g.is_organic === '1';
+  if (organic || !g.ad_id) return null;
+  return {
+    platform,
+    campaign_id: g.campaign_id ?? '',
+    campaign_name: g.campaign_name ?? '',
+    adset_id: g.adset_id ?? '',
+    adset_name: g.adset_name ?? '',
+    ad_id: g.ad_id,
+    ad_name: g.ad_name ?? '',
+  };
+}
+
+function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | null, row: number | null): PlatformLead {
+  if (typeof g.id !== 'string' || g.id === '') throw new LeadExportError('lead without an id', row);
+  if (typeof g.created_time !== 'string') throw new LeadExportError(`lead ${g.id} without created_time`, row);
+  const platform = placementPlatform(g.platform);
+  return {
+    platformLeadId: g.id,
+    createdTime: isoTime(g.created_time, row),
+    formId: g.form_id ?? '',
+    formName,
+    pageId: g.page_id ?? null,
+    platform,
+    ad: adOf(g, platform),
+    answers,
+    email: first(answers, 'email', 'work_email'),
+    phone: first(answers, 'phone_number', 'phone', 'work_phone_number'),
+    fullName: fullNameOf(answers),
+  };
+}
+
+/** One Graph lead object in the service's terms; `labels` maps field keys to the form's question texts. */
+export function leadFromGraph(g: GraphLeadObject, formName?: string, labels: Record<string, string> = {}): PlatformLead {
+  return mapLead(g, answersOf(g.field_data, labels, null), formName ?? g.form_name ?? null, null);
+}
+
+function answersOf(fieldData: unknown, labels: Record<string, string>, row: number | null): LeadAnswer[] {
+  if (fieldData === undefined) return [];
+  if (!Array.isArray(fieldData)) throw new LeadExportError('field_data is not a list', row);
+  return fieldData.map((f: { name?: unknown; values?: unknown }) => {
+    if (typeof f?.name !== 'string') throw new LeadExportError('a field_data item has no name', row);
+    const values = Array.isArray(f.values) ? f.values.map(String) : [];
+    return { key: f.name, label: labels[f.name] ?? labelFor(f.name), values };
+  });
+}
+
+const CSV_META = new Set(['id', 'created_time', 'ad_id', 'ad_name', 'adset_id', 'adset_name', 'campaign_id', 'campaign_name', 'form_id', 'form_name', 'is_organic', 'platform', 'page_id', 'lead_status', 'inbox_url']);
+// Ads Manager prefixes ids in its CSV: l:123 (lead), ag:123 (ad), as:123 (ad set), c:123 (campaign), f:123 (form).
+const unprefix = (v: string | undefined): string | undefined => v?.trim().replace(/^(?:l|ag|as|c|f|p):/, '');
+
+function delimiterOf(text: string): string {
+  const end = text.indexOf('\n');
+  const header = end < 0 ? text : text.slice(0, end);
+  const counts = ['\t', ',', ';'].map((d) => [d, header.split(d).length] as const);
+  return counts.sort((a, b) => b[1] - a[1])[0][0];
+}
+
+function parseCsv(text: string): PlatformLead[] {
+  const rows = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: true, delimiter: delimiterOf(text), relax_column_count: true }) as Array<Record<string, string>>;
+  return rows.map((r, i) => {
+    const answers = Object.keys(r)
+      .filter((h) => !CSV_META.has(h) && (r[h] ?? '') !== '')
+      .map((h) => ({ key: h.trim().toLowerCase().replace(/\s+/g, '_'), label: labelFor(h), values: [r[h]] }));
+    const g: GraphLeadObject = {
+      ...r,
+      id: unprefix(r.id) ?? '',
+      created_time: r.created_time ?? '',
+      ad_id: unprefix(r.ad_id),
+      adset_id: unprefix(r.adset_id),
+      campaign_id: unprefix(r.campaign_id),
+      form_id: unprefix(r.form_id),
+      page_id: unprefix(r.page_id) || undefined,
+      is_organic: (r.is_organic ?? '').toLowerCase(),
+    };
+    return mapLead(g, answers, r.form_name || null, i + 2);
+  });
+}
+
+function parseJson(text: string): PlatformLead[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    throw new LeadExportError(`not JSON: ${(err as Error).message}`, null);
+  }
+  const list = Array.isArray(data) ? data : (data as { data?: unknown } | null)?.data;
+  if (!Array.isArray(list)) throw new LeadExportError('expected a JSON array of lead objects', null);
+  return list.map((item, i) => {
+    if (item === null || typeof item !== 'object') throw new LeadExportError('not a lead object', i + 1);
+    const g = item as GraphLeadObject;
+    return mapLead(g, answersOf(g.field_data, {}, i + 1), g.form_name ?? null, i + 1);
+  });
+}
+
+/** The platform's lead export, JSON (Graph lead objects plus form_name) or the Ads Manager CSV, as leads.
+ *  Throws LeadExportError naming the row for a file it cannot read. */
+export function parseLeadExport(text: string, format: 'json' | 'csv'): PlatformLead[] {
+  if (format === 'json') return parseJson(text);
+  if (format === 'csv') return parseCsv(text);
+  const never: never = format;
+  throw new LeadExportError(`unknown export format ${String(never)}`, null);
+}
+
+/** Lead exports from Ads Manager come as UTF-16 with a byte-order mark; others as UTF-8. */
+export function decodeExportFile(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
+  return bytes.toString('utf8').replace(/^\uFEFF/, '');
+}
