@@ -1,9 +1,9 @@
 // A real webhook receiver for tests: node:http(s) on a local port, recording connections and requests.
-import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { TEST_CERT, TEST_KEY } from './tls-fixture.ts';
 
 export interface ReceivedPush {
   method: string;
@@ -34,10 +34,7 @@ export interface ReceiverOptions {
   tls?: boolean;
 }
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
-/** Self-signed certificate for hooks.test (valid until 2126); trust it with `ca`. */
-export const TEST_CERT = fixture('hooks-test.cert.pem');
-const TEST_KEY = fixture('hooks-test.key.pem');
+export { TEST_CERT };
 
 export async function startReceiver(handler: ReceiverHandler, options: ReceiverOptions = {}): Promise<Receiver> {
   const host = options.host ?? '127.0.0.1';
