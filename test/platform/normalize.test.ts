@@ -1,0 +1,54 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { hashEmail, hashExternalId, hashPhone, normalizeEmail, normalizePhone, sha256Hex, toE164 } from '../../src/platform/normalize.ts';
+
+const test = suite('Platform normalisation: customer information hashed as the platform documents');
+
+test('sha256Hex gives the known digest of test@example.com', () => {
+  assert.is(sha256Hex('test@example.com'), '973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b');
+});
+
+test('an e-mail is trimmed and lower-cased before hashing', () => {
+  assert.is(normalizeEmail('  Test@Example.COM \n'), 'test@example.com');
+  assert.is(hashEmail('  Test@Example.COM '), '973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b');
+  assert.is(hashEmail('   '), null);
+});
+
+test('a phone becomes digits with the country code and no leading zeros', () => {
+  assert.is(normalizePhone('+48 601-234-567', '48'), '48601234567');
+  assert.is(normalizePhone('0048 601 234 567', '48'), '48601234567');
+  assert.is(normalizePhone('601 234 567', '48'), '48601234567');
+  assert.is(normalizePhone('0601 234 567', '48'), '48601234567');
+  assert.is(normalizePhone('48601234567', '48'), '48601234567');
+  assert.is(normalizePhone('(+1) 212-555-1234', '48'), '12125551234');
+  assert.is(normalizePhone('no number', '48'), null);
+  assert.is(hashPhone('+48 601 234 567', '48'), sha256Hex('48601234567'));
+});
+
+test('an external id is trimmed and lower-cased before hashing', () => {
+  assert.is(hashExternalId('  CRM-42 '), sha256Hex('crm-42'));
+  assert.is(hashExternalId(''), null);
+});
+
+test('a value that is already a SHA-256 digest is not hashed twice', () => {
+  const digest = sha256Hex('48601234567');
+  assert.is(hashPhone(digest, '48'), digest);
+  assert.is(hashEmail(digest.toUpperCase()), digest);
+  assert.is(hashExternalId(digest), digest);
+});
+
+test('toE164 accepts a country code (+ or 00) or exactly 9 national digits', () => {
+  assert.is(toE164('+48 601 234 567', '48'), '+48601234567');
+  assert.is(toE164('601-234-567', '48'), '+48601234567');
+  assert.is(toE164('(601) 234 567', '48'), '+48601234567');
+  assert.is(toE164('0044 20 7946 0958', '48'), '+442079460958');
+  assert.is(toE164('+1 (212) 555-1234', '48'), '+12125551234');
+});
+
+test('toE164 refuses everything else', () => {
+  for (const raw of ['', '12345', '60123456', '6012345678', '48601234567', '+0123456789', '+1234567', '+1234567890123456', '601 234 567 ext 5', '+48.601.234.567', 'phone']) {
+    assert.is(toE164(raw, '48'), null, raw);
+  }
+});
+
+test.run();
