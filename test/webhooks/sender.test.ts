@@ -75,8 +75,7 @@ test('a redirect is a failed attempt and its target is never requested', async (
 });
 
 test('a receiver that never answers times out with status 0', async () => {
-  await receiver(() => {}); // holds every request open
-  const hook = receivers[0];
+  const hook = await receiver(() => {}); // holds every request open
   const result = await sendPush(options(hook.url(), { timeoutMs: 200 }));
   assert.equal([result.ok, result.status], [false, 0]);
   assert.is(result.error, 'timed out after 200 ms');
@@ -97,6 +96,19 @@ test('pooled agents reuse one keep-alive connection for successive pushes', asyn
   }
   assert.is(hook.received.length, 3);
   assert.is(hook.connections(), 1);
+});
+
+test('the pool is bounded: the least recently used agent is retired and its idle connection closed', async () => {
+  const a = await receiver((_push, res) => res.writeHead(200).end());
+  const b = await receiver((_push, res) => res.writeHead(200).end());
+  const agents = createSenderAgents({ maxAgents: 1 });
+  try {
+    for (const hook of [a, b, a]) assert.ok((await sendPush(options(hook.url(), { agents }))).ok);
+    assert.is(agents.pool.size, 1);
+  } finally {
+    closeSenderAgents(agents);
+  }
+  assert.equal([a.connections(), b.connections()], [2, 1]);
 });
 
 test('a pooled connection the receiver dropped is retried once on a new connection', async () => {
