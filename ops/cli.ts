@@ -10,12 +10,18 @@ import { orgCommands } from './org.ts';
 import { keyCommands } from './keys.ts';
 import { streamCommands } from './streams.ts';
 import { projectionCommands } from './projections.ts';
+import { sourceCommands } from './sources.ts';
+import { targetCommands } from './targets.ts';
+import { flowCommands } from './flows.ts';
 
 const groups: Record<string, CommandGroup> = {
   org: orgCommands,
   key: keyCommands,
   streams: streamCommands,
   projections: projectionCommands,
+  source: sourceCommands,
+  target: targetCommands,
+  flow: flowCommands,
 };
 
 function usage(): string {

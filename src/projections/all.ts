@@ -1,7 +1,9 @@
 // Every projector of the service. Each lives in projections/<name>/ with its SQL beside it.
 import type { Projector } from './projector.ts';
 import { accessProjector } from '../../projections/access/projector.ts';
+import { setupProjector } from '../../projections/setup/projector.ts';
 
 export const projectors: Projector[] = [
   accessProjector,
+  setupProjector,
 ];

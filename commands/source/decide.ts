@@ -1,0 +1,49 @@
+// Source commands: create (any kind), pause and resume.
+import { ApiError, validationError } from '../shared/errors.ts';
+import { SOURCE_KINDS, type SourceEvent, type SourceKind, type SourceState } from './source.ts';
+
+export interface CreateSource {
+  sourceId: string;
+  organizationId: string;
+  organizationExists: boolean;
+  kind: string;
+  name: string;
+  csvUrl: string | null;
+  columns: Record<string, string> | null;
+  platformFormId: string | null;
+  platformPageId: string | null;
+  now: string;
+}
+
+type Decision = { events: SourceEvent[]; result: { id: string } };
+
+export function decideCreateSource(state: SourceState, cmd: CreateSource): Decision {
+  if (state.exists) throw new ApiError('conflict', { source_id: cmd.sourceId });
+  if (!cmd.organizationExists) throw new ApiError('not_found', { organization_id: cmd.organizationId }, 'unknown organisation');
+  if (!(SOURCE_KINDS as readonly string[]).includes(cmd.kind)) throw validationError('kind', `one of ${SOURCE_KINDS.join(', ')}`);
+  const name = cmd.name.trim();
+  if (name === '' || name.length > 200) throw validationError('name', '1-200 characters');
+  if (cmd.csvUrl !== null && cmd.kind !== 'spreadsheet') throw validationError('csv_url', 'only a spreadsheet source reads a CSV');
+  if (cmd.csvUrl !== null && !/^https?:\/\/\S+$/.test(cmd.csvUrl)) throw validationError('csv_url', 'an http(s) URL');
+  if (cmd.kind === 'form' && !cmd.platformFormId) throw validationError('platform_form_id', 'a form source needs the platform form id');
+  const { sourceId, organizationId, csvUrl, columns, platformFormId, platformPageId, now } = cmd;
+  return {
+    events: [{
+      type: 'SourceCreated',
+      data: { sourceId, organizationId, kind: cmd.kind as SourceKind, name, csvUrl, columns, platformFormId, platformPageId, createdAt: now },
+    }],
+    result: { id: sourceId },
+  };
+}
+
+export function decidePauseSource(state: SourceState, cmd: { sourceId: string; now: string }): Decision {
+  if (!state.exists || !state.organizationId) throw new ApiError('not_found', { source_id: cmd.sourceId }, 'unknown source');
+  if (state.paused) return { events: [], result: { id: cmd.sourceId } };
+  return { events: [{ type: 'SourcePaused', data: { sourceId: cmd.sourceId, organizationId: state.organizationId, pausedAt: cmd.now } }], result: { id: cmd.sourceId } };
+}
+
+export function decideResumeSource(state: SourceState, cmd: { sourceId: string; now: string }): Decision {
+  if (!state.exists || !state.organizationId) throw new ApiError('not_found', { source_id: cmd.sourceId }, 'unknown source');
+  if (!state.paused) return { events: [], result: { id: cmd.sourceId } };
+  return { events: [{ type: 'SourceResumed', data: { sourceId: cmd.sourceId, organizationId: state.organizationId, resumedAt: cmd.now } }], result: { id: cmd.sourceId } };
+}

@@ -1,0 +1,74 @@
+// Source command handlers: operator-created sources, and form sources made on the first lead of a platform form.
+import { randomUUID } from 'node:crypto';
+import { WrongExpectedVersionError, type EventStore, type Position } from '../../src/eventstore/port.ts';
+import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
+import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
+import { organizationStream } from '../organization/organization.ts';
+import { sourceAggregate, sourceStream } from './source.ts';
+import { decideCreateSource, decidePauseSource, decideResumeSource } from './decide.ts';
+
+export interface SourceInput {
+  organizationId: string;
+  kind: string;
+  name: string;
+  csvUrl?: string | null;
+  columns?: Record<string, string> | null;
+  platformFormId?: string | null;
+  platformPageId?: string | null;
+}
+
+const organizationExists = async (store: EventStore, id: string) =>
+  (await store.readStream(organizationStream(id), { maxCount: 1 })).length > 0;
+
+export async function createSource(store: EventStore, input: SourceInput, now: Date, sourceId: string = randomUUID()): Promise<{ id: string; position: Position }> {
+  const exists = await organizationExists(store, input.organizationId);
+  const handled = await handleCommand(store, sourceStream(sourceId), sourceAggregate, (state) =>
+    decideCreateSource(state, {
+      sourceId, organizationId: input.organizationId, organizationExists: exists, kind: input.kind, name: input.name,
+      csvUrl: input.csvUrl ?? null, columns: input.columns ?? null, platformFormId: input.platformFormId ?? null,
+      platformPageId: input.platformPageId ?? null, now: now.toISOString(),
+    }), { organizationId: input.organizationId, actor: 'operator' });
+  return { id: sourceId, position: handled.append!.position };
+}
+
+/** The source id of a platform form in an organisation: the same on every call, in every process. */
+export const formSourceId = (organizationId: string, platformFormId: string) => uuidFromParts('form-source', organizationId, platformFormId);
+
+/**
+ * The form source of a platform form, created on first use. Idempotent and race-free: the create is a
+ * 'no_stream' append, and losing that race means the source already exists.
+ */
+export async function ensureFormSource(
+  store: EventStore,
+  input: { organizationId: string; platformFormId: string; formName: string; platformPageId: string | null },
+  now: Date,
+): Promise<{ sourceId: string; position: Position }> {
+  const sourceId = formSourceId(input.organizationId, input.platformFormId);
+  const stream = sourceStream(sourceId);
+  const existing = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+  if (existing.length) return { sourceId, position: existing[0].position };
+  const { events } = decideCreateSource(sourceAggregate.initialState(), {
+    sourceId, organizationId: input.organizationId, organizationExists: true, kind: 'form',
+    name: input.formName.trim() || input.platformFormId, csvUrl: null, columns: null,
+    platformFormId: input.platformFormId, platformPageId: input.platformPageId, now: now.toISOString(),
+  });
+  try {
+    const appended = await store.append(stream, events, 'no_stream', { organizationId: input.organizationId, actor: 'platform' });
+    return { sourceId, position: appended.position };
+  } catch (error) {
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+    const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return { sourceId, position: last.position };
+  }
+}
+
+async function changeSource(store: EventStore, sourceId: string, decide: typeof decidePauseSource, now: Date): Promise<Position | null> {
+  // The organisation goes into the metadata, so it is read before the command runs.
+  const { state } = await loadAggregate(store, sourceStream(sourceId), sourceAggregate);
+  const handled = await handleCommand(store, sourceStream(sourceId), sourceAggregate, (current) =>
+    decide(current, { sourceId, now: now.toISOString() }), { organizationId: state.organizationId, actor: 'operator' });
+  return handled.append?.position ?? null;
+}
+
+export const pauseSource = (store: EventStore, sourceId: string, now: Date) => changeSource(store, sourceId, decidePauseSource, now);
+export const resumeSource = (store: EventStore, sourceId: string, now: Date) => changeSource(store, sourceId, decideResumeSource, now);

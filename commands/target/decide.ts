@@ -1,0 +1,30 @@
+// Target commands: create a dataset connection (the handler seals the token before it gets here).
+import { ApiError, validationError } from '../shared/errors.ts';
+import type { TargetEvent, TargetMode, TargetState } from './target.ts';
+
+export interface CreateTarget {
+  targetId: string;
+  organizationId: string;
+  organizationExists: boolean;
+  datasetId: string;
+  tokenCiphertext: string;
+  mode: string;
+  testCode: string | null;
+  now: string;
+}
+
+export function decideCreateTarget(state: TargetState, cmd: CreateTarget): { events: TargetEvent[]; result: { id: string } } {
+  if (state.exists) throw new ApiError('conflict', { target_id: cmd.targetId });
+  if (!cmd.organizationExists) throw new ApiError('not_found', { organization_id: cmd.organizationId }, 'unknown organisation');
+  if (!/^\d{1,32}$/.test(cmd.datasetId)) throw validationError('dataset', 'the numeric platform dataset id');
+  if (cmd.mode !== 'test' && cmd.mode !== 'live') throw validationError('mode', 'test or live');
+  if (cmd.mode === 'live' && cmd.testCode !== null) throw validationError('test_code', 'a test event code belongs to test mode');
+  if (cmd.mode === 'test' && (cmd.testCode === null || !/^[A-Za-z0-9_-]{1,64}$/.test(cmd.testCode))) {
+    throw validationError('test_code', 'test mode needs the test event code shown in the platform\'s Test Events tab');
+  }
+  const { targetId, organizationId, datasetId, tokenCiphertext, testCode, now } = cmd;
+  return {
+    events: [{ type: 'TargetCreated', data: { targetId, organizationId, datasetId, tokenCiphertext, mode: cmd.mode as TargetMode, testCode, createdAt: now } }],
+    result: { id: targetId },
+  };
+}
