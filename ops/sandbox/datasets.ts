@@ -11,6 +11,8 @@ interface DatasetRecord {
   eventIds: Map<string, number>;
   batches: ReceivedBatch[];
   events: Record<string, unknown>[];
+  /** Event objects held by the batch records, refused batches included; capped like `events`. */
+  storedInBatches: number;
   truncated: boolean;
 }
 
@@ -40,6 +42,7 @@ export class DatasetLedger {
         eventIds: new Map(),
         batches: [],
         events: [],
+        storedInBatches: 0,
         truncated: false,
       };
       this.datasets.set(datasetId, rec);
@@ -90,15 +93,19 @@ export class DatasetLedger {
         rec.eventIds.set(id, seen + 1);
       }
     }
-    const room = this.limits.maxEvents - rec.events.length;
-    const keep = room >= events.length ? events : [];
-    if (keep.length < events.length) rec.truncated = true;
-    if (accepted) for (const e of keep) rec.events.push(e);
-    if (rec.batches.length < this.limits.maxBatches) {
-      rec.batches.push({ ...batch, events: keep, receivedAt: new Date().toISOString() });
-    } else {
+    if (accepted && rec.events.length + events.length <= this.limits.maxEvents) {
+      for (const e of events) rec.events.push(e);
+    } else if (accepted) {
       rec.truncated = true;
     }
+    if (rec.batches.length >= this.limits.maxBatches) {
+      rec.truncated = true;
+      return;
+    }
+    const keep = rec.storedInBatches + events.length <= this.limits.maxEvents ? events : [];
+    if (keep.length < events.length) rec.truncated = true;
+    rec.storedInBatches += keep.length;
+    rec.batches.push({ ...batch, events: keep, receivedAt: new Date().toISOString() });
   }
 
   received(datasetId: string): DatasetReceipt {

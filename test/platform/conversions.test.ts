@@ -130,3 +130,21 @@ test('event indexes are read from the ways the platform names them', () => {
 });
 
 test.run();
+
+const capped = suite<SandboxContext>('Sandbox recording: a cap on stored events, counts kept past it');
+capped.before((ctx) => sandboxContext(ctx, { maxRecordedEvents: 5 }));
+capped.after(({ sandbox }) => sandbox.stop());
+
+capped('events past the cap are counted but not stored', async ({ sandbox, cfg }) => {
+  await sendConversionBatch(cfg, { datasetId: 'ds1', accessToken: 't', events: [serverEvent(1), serverEvent(2), serverEvent(3)] });
+  await sendConversionBatch(cfg, { datasetId: 'ds1', accessToken: 't', events: [serverEvent(4), serverEvent(5), serverEvent(1)] });
+  const got = sandbox.received('ds1');
+  assert.is(got.events.length, 3);
+  assert.is(got.truncated, true);
+  assert.is(got.acceptedEvents, 6);
+  assert.is(got.uniqueEventIds, 5);
+  assert.is(got.duplicateEvents, 1);
+  assert.equal(got.batches.map((b) => b.eventCount), [3, 3]);
+});
+
+capped.run();
