@@ -2,7 +2,7 @@
 import http from 'node:http';
 import { loadConfig } from './config.ts';
 import { boot } from './boot.ts';
-import { createApp, type AppState } from './http/app.ts';
+import { closeApp, createApp, type AppState } from './http/app.ts';
 
 const config = loadConfig();
 const state: AppState = { ready: false };
@@ -12,7 +12,8 @@ if (config.workers) await booted.startWorkers();
 else await booted.services.waiter.listen();
 if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses (tests and demos only)');
 
-const server = http.createServer(createApp(booted.services, state));
+const app = createApp(booted.services, state);
+const server = http.createServer(app);
 server.listen(config.port, () => {
   state.ready = true;
   const { port } = server.address() as import('node:net').AddressInfo;
@@ -27,6 +28,7 @@ async function stop(signal: string): Promise<void> {
   log.info('stopping', { signal });
   server.close();
   server.closeAllConnections();
+  await closeApp(app);
   await booted.shutdown();
   log.info('stopped');
   process.exit(0);

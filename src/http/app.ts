@@ -1,30 +1,38 @@
-// The Express application: /healthz, the /v1 route table, authentication, limits, and JSON errors.
+// The Express application: /healthz, then for everything else request id -> authentication -> rate limit
+// -> body parser -> idempotency (POST) -> route, with every failure rendered as the one JSON error body.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError } from '../../commands/shared/errors.ts';
 import type { Services } from '../services.ts';
-import { authenticate, KeyCache } from './auth.ts';
+import { KeyCache } from './auth.ts';
+import { docsRouter } from './docs.ts';
+import { authenticateRequest, routeNotFound } from './gate.ts';
+import { Idempotency } from './idempotency.ts';
+import { watchKeyChanges } from './keyEvents.ts';
+import { buildOpenApi } from './openapi.ts';
+import { RATE_LIMIT_PER_MINUTE, rateLimit, RateLimiter } from './ratelimit.ts';
 import { registerRoute } from './register.ts';
 import { sendError, toApiError } from './render.ts';
-import { routes } from './routes.ts';
+import type { RouteDef } from './route.ts';
+import { routes as routeTable } from './routes.ts';
 
 export interface AppState {
   ready: boolean;
 }
 
 export interface AppExtras {
-  keys: KeyCache;
+  keys?: KeyCache;
+  /** The route table (tests add routes of their own). */
+  routes?: readonly RouteDef[];
+  /** Requests per minute and key (the benchmark raises it so that it measures the full path). */
+  rateLimitPerMinute?: number;
+  /** Listen for key revocations (NOTIFY); default on. */
+  watchKeys?: boolean;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function createApp(services: Services, state: AppState, extras: AppExtras = { keys: new KeyCache(services.pool) }): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('query parser', 'simple');
-
-  app.use((req, res, next) => {
+function requestContext(services: Services) {
+  return (req: Request, res: Response, next: NextFunction) => {
     const given = req.get('x-request-id');
     const requestId = given && SANE_REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.requestId = requestId;
@@ -37,33 +45,53 @@ export function createApp(services: Services, state: AppState, extras: AppExtras
       });
     });
     next();
-  });
+  };
+}
 
+function v1Router(services: Services, routes: readonly RouteDef[]): express.Router {
+  const v1 = express.Router();
+  // Express would answer OPTIONS itself (text, with Allow); this API has no CORS and no OPTIONS.
+  v1.use((req, _res, next) => next(req.method === 'OPTIONS' ? 'router' : undefined));
+  const document = buildOpenApi(routes);
+  v1.get('/openapi.json', (_req, res) => { res.json(document); });
+  v1.use('/docs', docsRouter());
+  // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON.
+  v1.use(express.json({ limit: '64kb', type: () => true, strict: true }));
+  const idempotency = new Idempotency(services);
+  for (const route of routes) registerRoute(v1, route, services, { idempotency: idempotency.middleware });
+  return v1;
+}
+
+export function createApp(services: Services, state: AppState, extras: AppExtras = {}): express.Express {
+  const keys = extras.keys ?? new KeyCache(services.pool);
+  const routes = extras.routes ?? routeTable;
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  app.use(requestContext(services));
   app.get('/healthz', (_req, res) => {
     res.status(state.ready ? 200 : 503).json({ status: state.ready ? 'ok' : 'starting' });
   });
-
-  const v1 = express.Router();
-  v1.use(async (req, res, next) => {
-    try {
-      const { caller } = await authenticate(req.get('authorization'), extras.keys, services.now());
-      res.locals.caller = caller;
-      next();
-    } catch (error) {
-      next(error);
-    }
-  });
-  // Bodies: at most 64 KB (checked from Content-Length before reading), always parsed as JSON.
-  v1.use(express.json({ limit: '64kb', type: () => true, strict: true }));
-  for (const route of routes) registerRoute(v1, route, services);
-  app.use('/v1', v1);
-
-  app.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('route_not_found', { method: req.method, path: req.path })));
+  app.use(authenticateRequest(keys, services));
+  app.use(rateLimit(new RateLimiter(services.pool, services.now, extras.rateLimitPerMinute ?? RATE_LIMIT_PER_MINUTE)));
+  app.use('/v1', v1Router(services, routes));
+  app.use(routeNotFound(routes));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { apiError, unexpected } = toApiError(error);
     if (unexpected) services.log.error('unexpected error', { requestId: res.locals.requestId, error });
     if (res.headersSent) return;
     sendError(req, res, apiError);
   });
+
+  const url = services.pool.options.connectionString;
+  const watcher = extras.watchKeys === false || !url ? null : watchKeyChanges(keys, url, services.log);
+  app.locals.close = async () => { await watcher?.close(); };
   return app;
+}
+
+/** Stop what the app holds open (its key-change listener); call after the HTTP server has closed. */
+export async function closeApp(app: express.Express): Promise<void> {
+  await (app.locals.close as (() => Promise<void>) | undefined)?.();
 }

@@ -1,5 +1,5 @@
 // Bearer-key authentication. Keys are cached briefly in memory; a revocation reaches every process
-// through NOTIFY at once, and the cache's short life bounds it even if a notification is lost.
+// through NOTIFY at once (keyEvents.ts), and the cache's short life bounds it even if a notification is lost.
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../commands/shared/errors.ts';
 import { grants, type Scope } from '../../commands/shared/scopes.ts';
@@ -9,23 +9,47 @@ import type { Queryable } from '../db/pool.ts';
 import type { Caller } from './route.ts';
 
 const CACHE_MS = 4000;
+const MAX_ENTRIES = 10_000;
 
 export class KeyCache {
   private readonly entries = new Map<string, { row: ApiKeyRow | null; until: number }>();
+  /** Lookups under way, shared so that a burst of requests on an expired entry costs one query. */
+  private readonly loading = new Map<string, Promise<ApiKeyRow | null>>();
+  /** Bumped by every forget, so a lookup that started before a revocation does not re-cache the old row. */
+  private generation = 0;
   constructor(private readonly db: Queryable) {}
 
   async byPrefix(prefix: string, now: number): Promise<ApiKeyRow | null> {
     const hit = this.entries.get(prefix);
     if (hit && hit.until > now) return hit.row;
+    const pending = this.loading.get(prefix);
+    if (pending) return pending;
+    const load = this.load(prefix, now).finally(() => this.loading.delete(prefix));
+    this.loading.set(prefix, load);
+    return load;
+  }
+
+  private async load(prefix: string, now: number): Promise<ApiKeyRow | null> {
+    const generation = this.generation;
     const row = await findKeyByPrefix(this.db, prefix);
-    if (this.entries.size > 10_000) this.entries.clear();
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     // Unknown prefixes are not cached: a key created a moment ago must work at once.
-    if (row) this.entries.set(prefix, { row, until: now + CACHE_MS });
+    if (row && generation === this.generation) this.entries.set(prefix, { row, until: now + CACHE_MS });
     return row;
   }
 
   forgetKey(keyId: string): void {
+    this.generation++;
     for (const [prefix, entry] of this.entries) if (entry.row?.id === keyId) this.entries.delete(prefix);
+    // A lookup under way may have read the row before the change: later callers must not share it.
+    this.loading.clear();
+  }
+
+  /** After a lost listener connection: notifications may have been missed. */
+  forgetAll(): void {
+    this.generation++;
+    this.entries.clear();
+    this.loading.clear();
   }
 }
 

@@ -1,6 +1,6 @@
 // Registers route-table entries on Express: scope check, zod validation of params, query and body, the
 // handler, and the response.
-import type { Request, Response, NextFunction, Router } from 'express';
+import type { Request, Response, NextFunction, RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import type { Services } from '../services.ts';
 import { requireScope } from './auth.ts';
@@ -14,9 +14,15 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'q
   return result.data;
 }
 
+export interface RouteHooks {
+  /** Runs before every POST route (Idempotency-Key). */
+  idempotency?: RequestHandler;
+}
+
 /** Express paths use :id; the route table writes them the same way. */
-export function registerRoute(router: Router, route: RouteDef, services: Services): void {
-  router[route.method](route.path, async (req: Request, res: Response, next: NextFunction) => {
+export function registerRoute(router: Router, route: RouteDef, services: Services, hooks: RouteHooks = {}): void {
+  const before: RequestHandler[] = route.method === 'post' && hooks.idempotency ? [hooks.idempotency] : [];
+  router[route.method](route.path, ...before, async (req: Request, res: Response, next: NextFunction) => {
     try {
       const caller = res.locals.caller as Caller;
       requireScope(caller, route.scope);

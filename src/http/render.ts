@@ -1,8 +1,17 @@
 // Turning failures into the specification's error body, in the caller's language.
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { ApiError } from '../../commands/shared/errors.ts';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../commands/shared/errors.ts';
 import { MESSAGES, pickLanguage, type Language } from './messages.ts';
+
+/** The one error body of the service, shared by every error answer of the OpenAPI document. */
+export const ErrorBody = z.object({
+  error: z.object({
+    code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe('Stable code; never translated'),
+    message: z.string().describe('For humans, in the language of Accept-Language (Polish by default)'),
+    details: z.record(z.string(), z.unknown()).optional().describe('Extra data, e.g. required_scope, fields, contact_id'),
+  }),
+}).meta({ id: 'Error' });
 
 export function languageOf(req: Request): Language {
   return pickLanguage(req.headers['accept-language']);
@@ -35,7 +44,8 @@ export function toApiError(error: unknown): { apiError: ApiError; unexpected: bo
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   const e = error as { type?: string; status?: number };
   if (e?.type === 'entity.too.large') return { apiError: new ApiError('payload_too_large'), unexpected: false };
-  if (e?.type === 'entity.parse.failed' || e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+  const unreadable = ['entity.parse.failed', 'encoding.unsupported', 'charset.unsupported', 'request.size.invalid', 'request.aborted'];
+  if (e?.type && unreadable.includes(e.type)) {
     return { apiError: new ApiError('invalid_json'), unexpected: false };
   }
   return { apiError: new ApiError('internal_error'), unexpected: true };

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
 import { findKeyById, getOrganization } from '../../queries/access.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
-
-export const RATE_LIMIT_PER_MINUTE = 120;
+import { RATE_LIMIT_PER_MINUTE } from '../http/ratelimit.ts';
 
 export const KeyDescription = z.object({
   organization: z.object({ id: z.string(), name: z.string() }),
@@ -13,7 +12,7 @@ export const KeyDescription = z.object({
     name: z.string(),
     prefix: z.string(),
     scopes: z.array(z.string()),
-    expires_at: z.string().datetime().nullable(),
+    expires_at: z.iso.datetime().nullable(),
   }),
   rate_limit: z.object({ per_minute: z.number().int() }),
 }).meta({ id: 'KeyDescription' });

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { boot, type Booted } from '../../src/boot.ts';
-import { createApp, type AppState } from '../../src/http/app.ts';
+import { closeApp, createApp, type AppState } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Services } from '../../src/services.ts';
 import { createOrganization } from '../../commands/organization/handlers.ts';
@@ -53,7 +53,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const booted = await boot(config, { log, poolSize: 10 });
   await booted.startWorkers();
   const state: AppState = { ready: true };
-  const server = http.createServer(createApp(booted.services, state));
+  const app = createApp(booted.services, state);
+  const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { services } = booted;
@@ -99,6 +100,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeApp(app);
       await booted.shutdown();
       await db.drop();
     },

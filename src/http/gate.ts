@@ -1,0 +1,44 @@
+// The first stops of every metered request: who is calling (bearer key) and what is public, and the
+// 404 answer for paths and methods the route table does not have.
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../../commands/shared/errors.ts';
+import type { Services } from '../services.ts';
+import { authenticate, type KeyCache } from './auth.ts';
+import type { RouteDef } from './route.ts';
+
+/** Paths that need no key: the API description and its reference page; anything outside /v1 is not the API. */
+export function isPublicPath(path: string): boolean {
+  if (path !== '/v1' && !path.startsWith('/v1/')) return true;
+  return path === '/v1/openapi.json' || path === '/v1/docs' || path.startsWith('/v1/docs/');
+}
+
+/**
+ * Sets res.locals.caller, or res.locals.authError for the rate limiter to report after counting the
+ * request against the client address.
+ */
+export function authenticateRequest(keys: KeyCache, services: Pick<Services, 'now'>) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (isPublicPath(req.path)) return next();
+    try {
+      res.locals.caller = (await authenticate(req.get('authorization'), keys, services.now())).caller;
+    } catch (error) {
+      res.locals.authError = error;
+    }
+    next();
+  };
+}
+
+/** 404 route_not_found; for a known path asked with another method, Allow lists the methods it has. */
+export function routeNotFound(routes: readonly RouteDef[]) {
+  const known = routes.map((r) => ({
+    method: r.method.toUpperCase(),
+    pattern: new RegExp(`^/v1${r.path.replace(/:\w+/g, '[^/]+')}/?$`, 'i'),
+  }));
+  known.push({ method: 'GET', pattern: /^\/v1\/openapi\.json$/i });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const methods = new Set(known.filter((k) => k.pattern.test(req.path)).map((k) => k.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    if (methods.size) res.setHeader('Allow', [...methods].join(', '));
+    next(new ApiError('route_not_found', { method: req.method, path: req.path }));
+  };
+}

@@ -1,0 +1,136 @@
+// Idempotency-Key on POST routes, following the specification's five rules: the first request claims the
+// key before its handler runs; its answer (unless 5xx or 429) is stored before it is sent; a repeat
+// with the same method, path and body within 24 hours gets the stored answer with Idempotent-Replayed;
+// a different body is 422, a repeat while the first still runs is 409.
+import { createHash, randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError, validationError } from '../../commands/shared/errors.ts';
+import type { Services } from '../services.ts';
+import {
+  claimRecord, completeRecord, purgeRecords, readRecord, releaseRecord, type RecordKey, type StoredAnswer,
+} from './idempotency-store.ts';
+import type { Caller } from './route.ts';
+
+const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/;
+const REPLAY_MS = 24 * 3600_000;
+/** A claim this old belongs to a request whose process died: it may be taken over. */
+const ABANDONED_MS = 2 * 60_000;
+const PURGE_EVERY_MS = 10 * 60_000;
+/** Headers that describe this exchange rather than the answer, so a replay does not repeat them. */
+const NOT_REPLAYED = new Set([
+  'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after',
+  'idempotent-replayed', 'content-length', 'date', 'connection', 'keep-alive', 'etag', 'transfer-encoding',
+]);
+
+/** JSON with object keys sorted, so that the same body with its fields in another order matches. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function fingerprintOf(req: Request): string {
+  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body)}`).digest('hex');
+}
+
+export class Idempotency {
+  /** When each organisation's expired records were last purged by this process. */
+  private readonly purgedAt = new Map<string, number>();
+  constructor(private readonly services: Pick<Services, 'pool' | 'now' | 'log'>) {}
+
+  /** Express middleware for one POST route. */
+  readonly middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      const given = req.get('idempotency-key');
+      if (given === undefined) return next();
+      if (!VISIBLE_ASCII.test(given)) throw validationError('Idempotency-Key', 'must be 1-255 visible ASCII characters');
+      const caller = res.locals.caller as Caller;
+      const key: RecordKey = { organizationId: caller.organizationId, keyId: caller.keyId, idempotencyKey: given };
+      await this.purgeNow(caller.organizationId);
+      const token = await this.claimOrAnswer(key, fingerprintOf(req), res);
+      if (token) {
+        this.captureAnswer(res, key, token);
+        next();
+      }
+    } catch (error) {
+      next(error);
+    }
+  };
+
+  /** The claim token when this request may run; otherwise the request has been answered or refused. */
+  private async claimOrAnswer(key: RecordKey, fingerprint: string, res: Response): Promise<string | null> {
+    // A record released between our claim attempt and our read is claimable again: try a few times.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = this.services.now();
+      const token = randomUUID();
+      const claimed = await claimRecord(this.services.pool, key, {
+        fingerprint, token, now,
+        expiredBefore: new Date(now.getTime() - REPLAY_MS),
+        abandonedBefore: new Date(now.getTime() - ABANDONED_MS),
+      });
+      if (claimed) return token;
+      const existing = await readRecord(this.services.pool, key);
+      if (!existing) continue;
+      if (existing.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused');
+      if (existing.state === 'running') throw new ApiError('idempotency_in_progress');
+      replay(res, existing.answer);
+      return null;
+    }
+    throw new ApiError('idempotency_in_progress');
+  }
+
+  /** Hold the handler's answer until it is stored (or the claim released), then send it. */
+  private captureAnswer(res: Response, key: RecordKey, token: string): void {
+    const json = res.json;
+    const end = res.end;
+    const settle = async (body: string | null): Promise<void> => {
+      const status = res.statusCode;
+      try {
+        if (status >= 500 || status === 429) await releaseRecord(this.services.pool, key, token);
+        else await completeRecord(this.services.pool, key, token, { status, headers: replayableHeaders(res), body });
+      } catch (error) {
+        this.services.log.error('idempotency record not saved', { requestId: res.locals.requestId, error });
+      }
+      res.json = json;
+      res.end = end;
+    };
+    res.json = (body: unknown) => {
+      void settle(body === undefined ? null : JSON.stringify(body)).then(() => res.json(body));
+      return res;
+    };
+    res.end = ((...args: unknown[]) => {
+      void settle(null).then(() => (end as (...a: unknown[]) => Response).apply(res, args));
+      return res;
+    }) as Response['end'];
+  }
+
+  private async purgeNow(organizationId: string): Promise<void> {
+    const now = this.services.now().getTime();
+    if (now - (this.purgedAt.get(organizationId) ?? 0) < PURGE_EVERY_MS) return;
+    this.purgedAt.set(organizationId, now);
+    await purgeRecords(this.services.pool, organizationId, new Date(now - REPLAY_MS));
+  }
+}
+
+function replayableHeaders(res: Response): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.getHeaders())) {
+    if (value !== undefined && !NOT_REPLAYED.has(name.toLowerCase())) kept[name] = String(value);
+  }
+  return kept;
+}
+
+function replay(res: Response, answer: StoredAnswer): void {
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.setHeader('Idempotent-Replayed', 'true');
+  res.status(answer.status);
+  if (answer.body === null) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.send(answer.body);
+}

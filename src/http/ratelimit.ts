@@ -1,0 +1,86 @@
+// 120 requests a minute per key, counted in PostgreSQL (one upsert per request) so that every API process
+// shares the count. Fixed one-minute windows on the service clock; requests without a valid key are
+// counted per client address, so key guessing is limited too and 401s carry the same headers.
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../../commands/shared/errors.ts';
+import type { Queryable } from '../db/pool.ts';
+import type { Caller } from './route.ts';
+
+export const RATE_LIMIT_PER_MINUTE = 120;
+const WINDOW_MS = 60_000;
+
+export interface Bucket {
+  /** '' for requests without a valid key. */
+  organizationId: string;
+  /** The key id, or 'ip:ADDRESS'. */
+  subject: string;
+}
+
+export interface Allowance {
+  limit: number;
+  remaining: number;
+  /** Unix epoch seconds when the window ends. */
+  reset: number;
+  /** Whole seconds until the window ends (at least 1). */
+  retryAfter: number;
+  limited: boolean;
+}
+
+const HIT = `INSERT INTO rate_limit_windows AS w (organization_id, subject, window_minute, count) VALUES ($1, $2, $3, 1)
+  ON CONFLICT (organization_id, subject, window_minute) DO UPDATE SET count = w.count + 1
+  RETURNING count`;
+const PURGE = 'DELETE FROM rate_limit_windows WHERE organization_id = $1 AND subject = $2 AND window_minute < $3';
+
+export class RateLimiter {
+  constructor(
+    private readonly db: Queryable,
+    private readonly now: () => Date,
+    readonly perMinute = RATE_LIMIT_PER_MINUTE,
+  ) {}
+
+  async hit(bucket: Bucket): Promise<Allowance> {
+    const now = this.now().getTime();
+    const minute = Math.floor(now / WINDOW_MS);
+    const values = [bucket.organizationId, bucket.subject, minute];
+    // A named statement is parsed and planned once per connection.
+    const { rows } = await this.db.query<{ count: number }>({ name: 'rate-limit-hit', text: HIT, values });
+    const count = rows[0].count;
+    // The first request of a window drops the bucket's older windows: the table stays one row per bucket.
+    if (count === 1) await this.db.query({ name: 'rate-limit-purge', text: PURGE, values });
+    const resetMs = (minute + 1) * WINDOW_MS;
+    return {
+      limit: this.perMinute,
+      remaining: Math.max(0, this.perMinute - count),
+      reset: resetMs / 1000,
+      retryAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)),
+      limited: count > this.perMinute,
+    };
+  }
+}
+
+export function bucketOf(req: Request, caller: Caller | undefined): Bucket {
+  if (caller) return { organizationId: caller.organizationId, subject: caller.keyId };
+  return { organizationId: '', subject: `ip:${req.socket.remoteAddress ?? 'unknown'}` };
+}
+
+/**
+ * Counts the request and sets the three headers on every answer. Runs after authentication: a failed
+ * authentication (res.locals.authError) is reported here, after counting, unless the address is over.
+ */
+export function rateLimit(limiter: RateLimiter) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const allowance = await limiter.hit(bucketOf(req, res.locals.caller as Caller | undefined));
+      res.setHeader('X-RateLimit-Limit', String(allowance.limit));
+      res.setHeader('X-RateLimit-Remaining', String(allowance.remaining));
+      res.setHeader('X-RateLimit-Reset', String(allowance.reset));
+      if (allowance.limited) {
+        res.setHeader('Retry-After', String(allowance.retryAfter));
+        return next(new ApiError('rate_limited', { retry_after: allowance.retryAfter }));
+      }
+      next(res.locals.authError);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
