@@ -1,5 +1,6 @@
 // Graph API transport: one request with a time-out, its answer classified as ok, transient or permanent.
 import pRetry from 'p-retry';
+import type { Config } from '../config.ts';
 
 export interface PlatformConfig {
   /** Base URL without the version, e.g. https://graph.facebook.com or the sandbox's URL. */
@@ -11,6 +12,11 @@ export interface PlatformConfig {
   /** In-process retries of transient failures for reads (GET); default 2. Conversion batches are never
    *  retried here: the delivery process records every attempt and schedules its own retries. */
   retries?: number;
+}
+
+/** The client's settings from the service configuration. */
+export function platformConfigFrom(config: Pick<Config, 'platformApiUrl' | 'platformApiVersion'>, timeoutMs?: number): PlatformConfig {
+  return { apiUrl: config.platformApiUrl, apiVersion: config.platformApiVersion, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
 }
 
 export interface FailureDetails {
