@@ -56,9 +56,9 @@ function v1Router(services: Services, routes: readonly RouteDef[]): express.Rout
   v1.get('/openapi.json', (_req, res) => { res.json(document); });
   v1.use('/docs', docsRouter());
   // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON.
-  v1.use(express.json({ limit: '64kb', type: () => true, strict: true }));
+  const parseBody = express.json({ limit: '64kb', type: () => true, strict: true });
   const idempotency = new Idempotency(services);
-  for (const route of routes) registerRoute(v1, route, services, { idempotency: idempotency.middleware });
+  for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware });
   return v1;
 }
 

@@ -15,13 +15,16 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'q
 }
 
 export interface RouteHooks {
+  /** The JSON body parser; per route, so that a path the table lacks is 404 whatever its body. */
+  parseBody?: RequestHandler;
   /** Runs before every POST route (Idempotency-Key). */
   idempotency?: RequestHandler;
 }
 
 /** Express paths use :id; the route table writes them the same way. */
 export function registerRoute(router: Router, route: RouteDef, services: Services, hooks: RouteHooks = {}): void {
-  const before: RequestHandler[] = route.method === 'post' && hooks.idempotency ? [hooks.idempotency] : [];
+  const before: RequestHandler[] = hooks.parseBody ? [hooks.parseBody] : [];
+  if (route.method === 'post' && hooks.idempotency) before.push(hooks.idempotency);
   router[route.method](route.path, ...before, async (req: Request, res: Response, next: NextFunction) => {
     try {
       const caller = res.locals.caller as Caller;

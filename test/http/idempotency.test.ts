@@ -1,0 +1,136 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { startApp, type ExtraApp } from './support/app.ts';
+import { newProbe, testRoutes } from './support/routes.ts';
+
+interface Ctx { server: TestServer; app: ExtraApp; probe: ReturnType<typeof newProbe>; org: TestOrg }
+const test = suite<Ctx>('Idempotency-Key on POST');
+
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  ctx.probe = newProbe();
+  ctx.app = await startApp(ctx.server.services, { extraRoutes: testRoutes(ctx.probe) });
+  ctx.org = await ctx.server.newOrganization();
+});
+test.after(async (ctx) => { await ctx.app.stop(); await ctx.server.stop(); });
+
+const post = (ctx: Ctx, path: string, body: unknown, key: string | undefined, apiKey = ctx.org.key) =>
+  ctx.app.request('POST', path, { key: apiKey, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+
+test('a repeat with the same key and body returns the stored answer without running again', async (ctx) => {
+  const first = await post(ctx, '/test/echo', { name: 'Ann', size: 1 }, 'replay-1');
+  assert.is(first.status, 201);
+  assert.is(first.headers.get('idempotent-replayed'), null);
+  const calls = ctx.probe.calls.echo;
+  // The same body with its fields in another order is the same request.
+  const again = await post(ctx, '/test/echo', { size: 1, name: 'Ann' }, 'replay-1');
+  assert.is(again.status, 201);
+  assert.equal(again.body, first.body);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.is(again.headers.get('location'), first.headers.get('location'));
+  assert.match(again.headers.get('content-type') ?? '', /^application\/json/);
+  assert.ok(again.headers.get('x-request-id'));
+  assert.is.not(again.headers.get('x-request-id'), first.headers.get('x-request-id'));
+  assert.ok(again.headers.get('x-ratelimit-remaining'));
+  assert.is(ctx.probe.calls.echo, calls);
+});
+
+test('without the header every POST runs', async (ctx) => {
+  const a = await post(ctx, '/test/echo', { name: 'Bo' }, undefined);
+  const b = await post(ctx, '/test/echo', { name: 'Bo' }, undefined);
+  assert.is(b.body.call, a.body.call + 1);
+  assert.is.not(b.body.id, a.body.id);
+});
+
+test('the same key with a different body or path is 422 idempotency_key_reused', async (ctx) => {
+  await post(ctx, '/test/echo', { name: 'Cy' }, 'reuse-1');
+  const calls = ctx.probe.calls.echo;
+  const otherBody = await post(ctx, '/test/echo', { name: 'Dee' }, 'reuse-1');
+  assert.is(otherBody.status, 422);
+  assert.is(otherBody.body.error.code, 'idempotency_key_reused');
+  const otherPath = await post(ctx, '/test/slow', { name: 'Cy' }, 'reuse-1');
+  assert.is(otherPath.status, 422);
+  assert.is(ctx.probe.calls.echo, calls);
+});
+
+test('a 4xx answer is stored and replayed too', async (ctx) => {
+  const first = await post(ctx, '/test/echo', { name: '' }, 'bad-1');
+  assert.is(first.status, 400);
+  const again = await post(ctx, '/test/echo', { name: '' }, 'bad-1');
+  assert.is(again.status, 400);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal(again.body, first.body);
+});
+
+test('two truly concurrent requests with one key: one runs, the other is 409 idempotency_in_progress', async (ctx) => {
+  const send = () => post(ctx, '/test/slow', { name: 'Eve' }, 'concurrent-1');
+  const both = [send(), send()];
+  // The one that did not get the claim answers while the other is held inside its handler.
+  const refused = await Promise.race(both);
+  assert.is(refused.status, 409);
+  assert.is(refused.body.error.code, 'idempotency_in_progress');
+  ctx.probe.release();
+  const statuses = (await Promise.all(both)).map((r) => r.status).sort();
+  assert.equal(statuses, [201, 409]);
+  assert.is(ctx.probe.calls.slow, 1);
+  const after = await send();
+  assert.is(after.status, 201);
+  assert.is(after.headers.get('idempotent-replayed'), 'true');
+  assert.is(ctx.probe.calls.slow, 1);
+});
+
+test('5xx and 429 answers are not stored: the same key runs again', async (ctx) => {
+  for (const [path, status] of [['/test/fail', 500], ['/test/busy', 429]] as const) {
+    const name = path.slice(6);
+    const first = await post(ctx, path, undefined, `again-${name}`);
+    assert.is(first.status, status);
+    const second = await post(ctx, path, undefined, `again-${name}`);
+    assert.is(second.status, status);
+    assert.is(second.headers.get('idempotent-replayed'), null);
+    assert.is(ctx.probe.calls[name], 2);
+  }
+});
+
+test('a key that is not 1-255 visible ASCII characters is 400 validation_error', async (ctx) => {
+  for (const bad of ['', 'a b', 'x'.repeat(256), 'café', 'tab\there']) {
+    const res = await post(ctx, '/test/echo', { name: 'F' }, bad);
+    assert.is(res.status, 400, JSON.stringify(bad));
+    assert.is(res.body.error.code, 'validation_error');
+    assert.is(res.body.error.details.fields[0].field, 'Idempotency-Key');
+  }
+  const longest = await post(ctx, '/test/echo', { name: 'F' }, '~'.repeat(255));
+  assert.is(longest.status, 201);
+});
+
+test('records are per API key: another key of the organisation may use the same value', async (ctx) => {
+  const other = await ctx.server.newKey(ctx.org.organizationId, ['contacts:write']);
+  const a = await post(ctx, '/test/echo', { name: 'G' }, 'per-key-1');
+  const b = await post(ctx, '/test/echo', { name: 'G' }, 'per-key-1', other.key);
+  assert.is(b.status, 201);
+  assert.is(b.headers.get('idempotent-replayed'), null);
+  assert.is.not(b.body.id, a.body.id);
+});
+
+test('after 24 hours a record expires: the key runs again, and expired records are purged', async (ctx) => {
+  const org = await ctx.server.newOrganization();
+  const first = await post(ctx, '/test/echo', { name: 'H' }, 'old-1', org.key);
+  const pool = ctx.server.services.pool;
+  await pool.query(`UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE organization_id = $1`, [org.organizationId]);
+  const again = await post(ctx, '/test/echo', { name: 'H' }, 'old-1', org.key);
+  assert.is(again.status, 201);
+  assert.is(again.headers.get('idempotent-replayed'), null);
+  assert.is.not(again.body.id, first.body.id);
+  // A record left from yesterday under another key value goes with the organisation's next purge.
+  await pool.query(`UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE organization_id = $1`, [org.organizationId]);
+  const fresh = await startApp(ctx.server.services, { extraRoutes: testRoutes(newProbe()) });
+  try {
+    await fresh.request('POST', '/test/echo', { key: org.key, body: { name: 'I' }, headers: { 'idempotency-key': 'new-1' } });
+  } finally {
+    await fresh.stop();
+  }
+  const { rows } = await pool.query('SELECT idempotency_key FROM idempotency_records WHERE organization_id = $1 ORDER BY 1', [org.organizationId]);
+  assert.equal(rows.map((r) => r.idempotency_key), ['new-1']);
+});
+
+test.run();
