@@ -30,7 +30,11 @@ export function collect(store: EventStore, after: Position, streams: (s: string)
     until(count: number, deadlineMs = 20_000): Promise<void> {
       if (seen.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${seen.length} of ${count} events arrived`)), deadlineMs);
+        const timer = setTimeout(() => {
+          // Stop reading so that a failed test does not keep the process alive.
+          void subscription.stop();
+          reject(new Error(`only ${seen.length} of ${count} events arrived`));
+        }, deadlineMs);
         waiting = { count, resolve: () => { clearTimeout(timer); resolve(); } };
       });
     },
