@@ -39,7 +39,11 @@ export function pollingSubscription(
         next = null;
         if (batch.length > 0) {
           const last = batch[batch.length - 1].position;
-          if (batch.length === batchSize) next = read(last, batchSize);
+          if (batch.length === batchSize) {
+            next = read(last, batchSize);
+            // Observed now: a failure surfaces when the batch is awaited, not as an unhandled rejection.
+            next.catch(() => {});
+          }
           await options.onBatch(batch);
           after = last;
           idle = FIRST_IDLE_MS;

@@ -117,9 +117,12 @@ export class PostgresEventStore implements EventStore {
   private ensureListener(): Promise<void> {
     if (!this.listenerReady) {
       const listener = createListener(this.connectionString);
-      listener.notifications.on(EVENTS_CHANNEL, () => {
+      const wakeAll = () => {
         for (const waker of this.wakers) waker();
-      });
+      };
+      listener.notifications.on(EVENTS_CHANNEL, wakeAll);
+      // Appends announced while the listener was reconnecting are picked up at once.
+      listener.events.on('connected', wakeAll);
       this.listener = listener;
       this.listenerReady = listener.connect().then(() => listener.listenTo(EVENTS_CHANNEL)).then(() => undefined);
     }

@@ -1,53 +1,47 @@
 // Runs projectors: catch up in batches, then follow live; the checkpoint commits with the read model.
-// One leader per projector across processes (session advisory lock); the others wait as standbys.
+// One leader per projector across processes (a session advisory lock); the others wait as standbys.
 import type { Logger } from '../logger.ts';
 import type { Client, Pool } from '../db/pool.ts';
-import { comparePositions, type EventStore, type RecordedEvent, type Subscription } from '../eventstore/port.ts';
+import { positionToJson, type EventStore, type RecordedEvent, type Subscription } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
-import { ensureCheckpoint, lockKeys, markStatus, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
+import { applyBatch, narrowFailure } from './batch.ts';
+import { ensureCheckpoint, lockKeys, markStatus, readCheckpoint } from './checkpoints.ts';
 import type { CheckpointWaiter } from './waiter.ts';
 
-const STANDBY_RETRY_MS = 2000;
-const FAILED_RETRY_MS = 30_000;
+export { applyBatch };
 
-/** Apply one batch in one transaction: apply lock, checkpoint re-read, handled events, checkpoint write. */
-export async function applyBatch(client: Client, projector: Projector, events: RecordedEvent[]): Promise<RecordedEvent | null> {
-  await client.query('BEGIN');
-  try {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [lockKeys(projector.name).apply]);
-    const checkpoint = await readCheckpoint(client, projector.name, true);
-    // A rebuild may have swapped in a checkpoint ahead of this batch: skip what it already covers.
-    const fresh = events.filter((e) => comparePositions(e.position, checkpoint) > 0);
-    if (fresh.length === 0) {
-      await client.query('COMMIT');
-      return null;
-    }
-    const handled = fresh.filter((e) => projector.handles.includes(e.type));
-    if (handled.length) await projector.apply(client, handled);
-    const last = fresh[fresh.length - 1];
-    await writeCheckpoint(client, projector.name, last.position, handled.length);
-    await client.query('COMMIT');
-    return last;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+export interface EngineOptions {
+  /** Events read and applied per transaction. */
+  batchSize?: number;
+  /** How often a standby tries to take the lead. */
+  standbyRetryMs?: number;
+  /** How long a failed projector waits before trying the same event again. */
+  failedRetryMs?: number;
 }
+
+const DEFAULTS: Required<EngineOptions> = { batchSize: 1000, standbyRetryMs: 2000, failedRetryMs: 30_000 };
 
 class ProjectorRunner {
   private stopped = false;
   private subscription: Subscription | null = null;
   private client: Client | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private firstAttempt!: () => void;
+  /** Resolves once this runner has tried to lead at least once (leading or standing by). */
+  readonly attempted = new Promise<void>((resolve) => (this.firstAttempt = resolve));
 
   constructor(
-    private readonly projector: Projector,
+    readonly projector: Projector,
     private readonly pool: Pool,
     private readonly store: EventStore,
     private readonly waiter: CheckpointWaiter | null,
     private readonly log: Logger,
-    private readonly batchSize: number,
+    private readonly options: Required<EngineOptions>,
   ) {}
+
+  get leading(): boolean {
+    return this.subscription !== null;
+  }
 
   start(): void {
     void this.tryLead();
@@ -60,63 +54,102 @@ class ProjectorRunner {
   private async tryLead(): Promise<void> {
     if (this.stopped) return;
     try {
-      this.client ??= await this.pool.connect();
+      this.client ??= await this.connect();
       const { rows } = await this.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [lockKeys(this.projector.name).leader]);
-      if (!rows[0].ok) return this.schedule(STANDBY_RETRY_MS);
+      if (!rows[0].ok || this.stopped) {
+        await this.releaseClient(rows[0].ok);
+        return this.schedule(this.options.standbyRetryMs);
+      }
       await ensureCheckpoint(this.client, this.projector.name);
       const after = await readCheckpoint(this.client, this.projector.name);
-      this.log.debug('projector leading', { from: `${after.commit}/${after.prepare}` });
+      this.log.info('projector leading', { from: positionToJson(after) });
       this.subscription = this.store.subscribeToAll({
         after,
-        batchSize: this.batchSize,
+        batchSize: this.options.batchSize,
         onBatch: (events) => this.onBatch(events),
         onError: (error) => this.log.warn('projector read failed', { error }),
       });
     } catch (error) {
       this.log.error('projector could not start', { error });
-      await this.releaseClient();
-      this.schedule(STANDBY_RETRY_MS);
+      await this.releaseClient(true);
+      this.schedule(this.options.standbyRetryMs);
+    } finally {
+      this.firstAttempt();
     }
+  }
+
+  /** The leader's session holds the lock: if it breaks, give up the lead and try again. */
+  private readonly onConnectionError = (error: Error) => {
+    this.log.error('projector connection lost', { error });
+    void this.stepDown(this.options.standbyRetryMs);
+  };
+
+  private async connect(): Promise<Client> {
+    const client = await this.pool.connect();
+    client.on('error', this.onConnectionError);
+    return client;
   }
 
   private async onBatch(events: RecordedEvent[]): Promise<void> {
     if (this.stopped || !this.client) return;
+    let last: RecordedEvent | null;
     try {
-      const last = await applyBatch(this.client, this.projector, events);
-      if (last) this.waiter?.advance(this.projector.name, last.position);
-    } catch (error) {
-      // Never skip: stop here, show the error, try again later from the same checkpoint.
-      const message = (error as Error).message ?? String(error);
-      this.log.error('projector failed', { error, eventId: events[0]?.id });
-      await markStatus(this.pool, this.projector.name, 'failed', message).catch(() => {});
-      const subscription = this.subscription;
-      this.subscription = null;
-      void subscription?.stop();
-      await this.releaseClient();
-      this.schedule(FAILED_RETRY_MS);
-      throw error;
+      last = await applyBatch(this.client, this.projector, events);
+    } catch {
+      // Find the faulty event: what precedes it is kept, it and what follows are not applied.
+      const narrowed = await narrowFailure(this.client, this.projector, events);
+      if (narrowed.failure) {
+        this.advance(narrowed.last);
+        await this.fail(narrowed.failure.message, narrowed.failure.error);
+        throw narrowed.failure.error;
+      }
+      last = narrowed.last;
     }
+    this.advance(last);
   }
 
-  private async releaseClient(): Promise<void> {
+  private advance(last: RecordedEvent | null): void {
+    if (last) this.waiter?.advance(this.projector.name, last.position);
+  }
+
+  /** Never skip: stop here, show the error, try the same event again later. */
+  private async fail(message: string, error: unknown): Promise<void> {
+    this.log.error('projector failed', { error, detail: message });
+    await markStatus(this.pool, this.projector.name, 'failed', message).catch(() => {});
+    await this.stepDown(this.options.failedRetryMs);
+  }
+
+  private async stepDown(retryMs: number): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = null;
+    // Not awaited: this may run inside the subscription's own batch callback.
+    void subscription?.stop();
+    await this.releaseClient();
+    this.schedule(retryMs);
+  }
+
+  /** Session locks die with the session: a connection that may hold one is destroyed, not pooled. */
+  private async releaseClient(mayHoldLock = true): Promise<void> {
     const client = this.client;
     this.client = null;
     if (!client) return;
-    // Session locks die with the session: destroy rather than return a locked connection to the pool.
-    client.release(true);
+    client.off('error', this.onConnectionError);
+    client.release(mayHoldLock);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.subscription?.stop();
+    const subscription = this.subscription;
     this.subscription = null;
+    await subscription?.stop();
     await this.releaseClient();
   }
 }
 
 export class ProjectionEngine {
   private readonly runners: ProjectorRunner[] = [];
+  private readonly options: Required<EngineOptions>;
 
   constructor(
     private readonly pool: Pool,
@@ -124,15 +157,27 @@ export class ProjectionEngine {
     readonly projectors: readonly Projector[],
     private readonly log: Logger,
     private readonly waiter: CheckpointWaiter | null = null,
-    private readonly batchSize = 1000,
-  ) {}
+    options: EngineOptions = {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+  }
 
   start(): void {
     for (const projector of this.projectors) {
-      const runner = new ProjectorRunner(projector, this.pool, this.store, this.waiter, this.log.child({ projector: projector.name }), this.batchSize);
+      const runner = new ProjectorRunner(projector, this.pool, this.store, this.waiter, this.log.child({ projector: projector.name }), this.options);
       this.runners.push(runner);
       runner.start();
     }
+  }
+
+  /** Resolves once every projector has tried to take the lead (it leads now, or stands by). */
+  async ready(): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.attempted));
+  }
+
+  /** Names of the projectors this engine runs right now (the others stand by in another process). */
+  leading(): string[] {
+    return this.runners.filter((r) => r.leading).map((r) => r.projector.name);
   }
 
   async stop(): Promise<void> {

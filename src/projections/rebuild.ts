@@ -1,5 +1,6 @@
 // Rebuild: replay the store into fresh tables in a side schema, then swap them in atomically.
-// The API keeps answering from the old tables until the swap commits.
+// The API keeps answering from the old tables until the swap commits; the live runner keeps applying
+// to them meanwhile and, after the swap, carries on from the rebuild's checkpoint.
 import type { Client, Pool } from '../db/pool.ts';
 import { START, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
@@ -11,47 +12,79 @@ export interface ReplayProgress {
 
 const BATCH = 5000;
 
-/** Create the projector's tables in `schema` and replay events into them; returns the last position read. */
+interface Replayed {
+  position: Position;
+  /** Events read so far (progress). */
+  seen: number;
+  /** Events the projector handled (what events_applied shows after the swap). */
+  handled: number;
+}
+
+/** Create the projector's tables in `schema` (left on the session's search_path) and replay the store into them. */
 export async function replayInto(
   client: Client,
   store: EventStore,
   projector: Projector,
   schema: string,
-  options: { until?: (event: RecordedEvent) => boolean; onProgress?: ReplayProgress; total?: number } = {},
+  options: { onProgress?: ReplayProgress; total?: number } = {},
 ): Promise<Position> {
-  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.query(`CREATE SCHEMA ${schema}`);
-  await client.query(`SET search_path = ${schema}, public`);
-  for (const migration of projector.migrations) await client.query(migration.sql);
-  return replayFrom(client, store, projector, START, options);
+  await createSideTables(client, projector, schema);
+  return (await replayFrom(client, store, projector, START, options)).position;
 }
 
+async function createSideTables(client: Client, projector: Projector, schema: string): Promise<void> {
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.query(`CREATE SCHEMA ${schema}`);
+  // Unqualified names in the projector's SQL now resolve to the side schema first.
+  await client.query(`SET search_path = ${schema}, public`);
+  for (const migration of projector.migrations) await client.query(migration.sql);
+}
+
+/** Replay in batches of one transaction each; the next batch is read while the current one applies. */
 async function replayFrom(
   client: Client,
   store: EventStore,
   projector: Projector,
   from: Position,
-  options: { until?: (event: RecordedEvent) => boolean; onProgress?: ReplayProgress; total?: number },
-): Promise<Position> {
-  let after = from;
-  let seen = 0;
+  options: { onProgress?: ReplayProgress; total?: number; seen?: number },
+): Promise<Replayed> {
+  let position = from;
+  let seen = options.seen ?? 0;
+  let handled = 0;
+  const read = (after: Position) => {
+    const batch = store.readAll({ after, maxCount: BATCH });
+    // Marked handled now: if applying the current batch fails, this read may fail unobserved.
+    batch.catch(() => {});
+    return batch;
+  };
+  let next = read(from);
   for (;;) {
-    let batch = await store.readAll({ after, maxCount: BATCH });
-    if (batch.length === 0) break;
-    const cut = options.until ? batch.findIndex((e) => !options.until!(e)) : -1;
-    if (cut >= 0) batch = batch.slice(0, cut);
-    const handled = batch.filter((e) => projector.handles.includes(e.type));
-    if (handled.length) {
-      await client.query('BEGIN');
-      await projector.apply(client, handled);
-      await client.query('COMMIT');
-    }
-    if (batch.length) after = batch[batch.length - 1].position;
+    const batch = await next;
+    if (batch.length === 0) return { position, seen, handled };
+    position = batch[batch.length - 1].position;
+    next = read(position);
+    handled += await applyHandled(client, projector, batch, true);
     seen += batch.length;
-    options.onProgress?.(seen, options.total ?? seen);
-    if (cut >= 0) break;
+    options.onProgress?.(seen, Math.max(options.total ?? seen, seen));
   }
-  return after;
+}
+
+async function applyHandled(client: Client, projector: Projector, batch: RecordedEvent[], ownTransaction: boolean): Promise<number> {
+  const handled = batch.filter((e) => projector.handles.includes(e.type));
+  if (handled.length === 0) return 0;
+  if (!ownTransaction) {
+    await projector.apply(client, handled);
+    return handled.length;
+  }
+  await client.query('BEGIN');
+  try {
+    await projector.apply(client, handled);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+  return handled.length;
 }
 
 export async function countEvents(pool: Pool): Promise<number> {
@@ -65,21 +98,19 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
   const client = await pool.connect();
   try {
     const total = store.kind === 'postgres' ? await countEvents(pool) : 0;
-    let position = await replayInto(client, store, projector, schema, { onProgress, total });
+    await createSideTables(client, projector, schema);
+    const first = await replayFrom(client, store, projector, START, { onProgress, total });
+    // A second pass picks up what arrived during the first, so the locked pass below stays short.
+    const second = await replayFrom(client, store, projector, first.position, { onProgress, total, seen: first.seen });
     await client.query('BEGIN');
-    // Wait for the live batch in flight, catch up what arrived meanwhile, then swap.
+    // Wait for the live batch in flight; from here the live runner waits for the swap.
     await client.query('SELECT pg_advisory_xact_lock($1)', [lockKeys(projector.name).apply]);
-    position = await catchUpInTransaction(client, store, projector, position);
-    await client.query('SET LOCAL search_path = public');
-    for (const table of projector.tables) {
-      await client.query(`DROP TABLE IF EXISTS public.${table} CASCADE`);
-      await client.query(`ALTER TABLE ${schema}.${table} SET SCHEMA public`);
-    }
-    await client.query(`DROP SCHEMA ${schema} CASCADE`);
-    await client.query(`UPDATE projection_checkpoints SET events_applied = 0 WHERE name = $1`, [projector.name]);
-    await writeCheckpoint(client, projector.name, position, 0);
+    const last = await catchUpInTransaction(client, store, projector, second.position);
+    await swapIn(client, projector, schema);
+    await client.query('UPDATE projection_checkpoints SET events_applied = 0 WHERE name = $1', [projector.name]);
+    await writeCheckpoint(client, projector.name, last.position, first.handled + second.handled + last.handled);
     await client.query('COMMIT');
-    return position;
+    return last.position;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
@@ -90,13 +121,37 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
   }
 }
 
-async function catchUpInTransaction(client: Client, store: EventStore, projector: Projector, from: Position): Promise<Position> {
-  let after = from;
+/** Rebuild several projectors one after the other; progress is reported per projector. */
+export async function rebuildProjectors(
+  pool: Pool,
+  store: EventStore,
+  projectors: readonly Projector[],
+  onProgress?: (name: string, applied: number, total: number) => void,
+): Promise<{ name: string; position: Position }[]> {
+  const done = [];
+  for (const p of projectors) {
+    const position = await rebuildProjector(pool, store, p, onProgress && ((applied, total) => onProgress(p.name, applied, total)));
+    done.push({ name: p.name, position });
+  }
+  return done;
+}
+
+async function swapIn(client: Client, projector: Projector, schema: string): Promise<void> {
+  await client.query('SET LOCAL search_path = public');
+  for (const table of projector.tables) {
+    await client.query(`DROP TABLE IF EXISTS public.${table} CASCADE`);
+    await client.query(`ALTER TABLE ${schema}.${table} SET SCHEMA public`);
+  }
+  await client.query(`DROP SCHEMA ${schema} CASCADE`);
+}
+
+async function catchUpInTransaction(client: Client, store: EventStore, projector: Projector, from: Position): Promise<Replayed> {
+  let position = from;
+  let handled = 0;
   for (;;) {
-    const batch = await store.readAll({ after, maxCount: BATCH });
-    if (batch.length === 0) return after;
-    const handled = batch.filter((e) => projector.handles.includes(e.type));
-    if (handled.length) await projector.apply(client, handled);
-    after = batch[batch.length - 1].position;
+    const batch = await store.readAll({ after: position, maxCount: BATCH });
+    if (batch.length === 0) return { position, seen: 0, handled };
+    handled += await applyHandled(client, projector, batch, false);
+    position = batch[batch.length - 1].position;
   }
 }

@@ -32,6 +32,10 @@ export class CheckpointWaiter {
       const [commit, prepare] = pos.split('/');
       this.advance(name, { commit: BigInt(commit), prepare: BigInt(prepare) });
     });
+    // After a reconnect, checkpoints written while disconnected are read from the table.
+    listener.events.on('connected', () => {
+      if (this.listener) this.loaded = this.loadKnown().catch(() => {});
+    });
     await listener.connect();
     await listener.listenTo(CHECKPOINT_CHANNEL);
     this.listener = listener;
@@ -46,7 +50,8 @@ export class CheckpointWaiter {
 
   /** Resolves true once every named projector passed the position, false on time-out. */
   async waitFor(names: readonly string[], position: Position, timeoutMs = 2000): Promise<boolean> {
-    this.loaded ??= this.loadKnown();
+    // A failed load is retried by the next caller; meanwhile NOTIFYs still advance the positions.
+    this.loaded ??= this.loadKnown().catch(() => { this.loaded = null; });
     await this.loaded;
     if (this.reached(names, position)) return true;
     return new Promise<boolean>((resolve) => {
