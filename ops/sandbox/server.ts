@@ -79,6 +79,9 @@ async function route(store: SandboxStore, req: IncomingMessage, res: ServerRespo
   if (sheet && req.method === 'GET') {
     const csv = store.catalog.sheets.get(decodeURIComponent(sheet[1]));
     store.countRequest(url.pathname);
+    // A spreadsheet host fails with a plain error page, not a Graph error.
+    const failure = store.takeFailure(url.pathname);
+    if (failure) return sendText(res, failure.status ?? 500, failure.message ?? 'Internal Server Error', 'text/html');
     return csv === undefined ? sendText(res, 404, 'Not Found', 'text/plain') : sendText(res, 200, csv, 'text/csv; charset=utf-8');
   }
   return platform(store, req, res, url);

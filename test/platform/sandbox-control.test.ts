@@ -40,13 +40,16 @@ test('a wrong seed is a 400 naming the field; an unknown control route is a 404'
   assert.is((await control(sandbox.url, 'POST', '/nothing', {})).status, 404);
 });
 
-test('a sheet seeded over HTTP is served as published CSV, and reset forgets it', async ({ sandbox }) => {
+test('a sheet seeded over HTTP is served as published CSV, can be made to fail once, and reset forgets it', async ({ sandbox }) => {
   const csv = 'external_id,status,email\n1,paid,a@b.pl\n';
   assert.is((await control(sandbox.url, 'PUT', '/sheets/orders', csv)).status, 200);
   const res = await fetch(`${sandbox.url}/sheets/orders.csv`);
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /text\/csv/);
   assert.is(await res.text(), csv);
+  await control(sandbox.url, 'POST', '/failures', { match: '/sheets/orders', count: 1 });
+  assert.is((await fetch(`${sandbox.url}/sheets/orders.csv`)).status, 500);
+  assert.is((await fetch(`${sandbox.url}/sheets/orders.csv`)).status, 200);
   await control(sandbox.url, 'POST', '/reset');
   assert.is((await fetch(`${sandbox.url}/sheets/orders.csv`)).status, 404);
 });
