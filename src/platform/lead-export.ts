@@ -75,7 +75,7 @@ function isoTime(raw: string, row: number | null): string {
   return date.toISOString();
 }
 
-const labelFor = (key: string): string => LABELS[key] ?? key.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase()).replace(/\?$/, '?');
+const labelFor = (key: string): string => LABELS[key] ?? key.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
 
 function first(answers: LeadAnswer[], ...keys: string[]): string | null {
   for (const key of keys) {
