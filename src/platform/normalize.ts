@@ -27,7 +27,7 @@ export function normalizeEmail(raw: string): string | null {
  */
 export function normalizePhone(raw: string, defaultCountryCode: string): string | null {
   const trimmed = raw.trim();
-  const international = trimmed.startsWith('+') || /^\(?00/.test(trimmed);
+  const international = /^\(?\s*(?:\+|00)/.test(trimmed);
   const digits = trimmed.replace(/\D/g, '').replace(/^0+/, '');
   if (digits === '') return null;
   if (international) return digits;
