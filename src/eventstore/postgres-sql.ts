@@ -3,7 +3,7 @@
 // Global order is (transaction id, row position), and readers only see transactions below the oldest
 // one still running (pg_snapshot_xmin). A transaction that took a low row position but commits late is
 // therefore never skipped: no event of a later transaction id becomes visible before it commits.
-import { randomUUID } from 'node:crypto';
+import { newEventId } from './ids.ts';
 import type { Queryable } from '../db/pool.ts';
 import {
   DuplicateEventError,
@@ -12,37 +12,83 @@ import {
   type AppendRequest,
   type AppendResult,
   type EventMetadata,
+  type ExpectedRevision,
+  type NewEvent,
   type Position,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
 } from './port.ts';
 
+type ClaimKind = 'any' | 'no_stream' | 'stream_exists' | 'exact';
+
 // One statement per stream: the stream row is claimed (with the expected-revision check in its
 // WHERE clause) and the events inserted behind it, so a stream append is one round trip. The row
 // lock on es_streams serialises writers of one stream; writers of different streams never wait.
-const STREAM_CLAIM: Record<'any' | 'no_stream' | 'stream_exists' | 'exact', string> = {
-  any: `INSERT INTO es_streams (stream_id, revision) VALUES ($1, $2::bigint - 1)
-        ON CONFLICT (stream_id) DO UPDATE SET revision = es_streams.revision + $2::bigint RETURNING revision`,
-  no_stream: `INSERT INTO es_streams (stream_id, revision) VALUES ($1, $2::bigint - 1)
-        ON CONFLICT (stream_id) DO NOTHING RETURNING revision`,
-  stream_exists: `UPDATE es_streams SET revision = revision + $2::bigint WHERE stream_id = $1 RETURNING revision`,
-  exact: `UPDATE es_streams SET revision = revision + $2::bigint WHERE stream_id = $1 AND revision = $7 RETURNING revision`,
-};
+function claimSql(kind: ClaimKind, count: string, revision: string): string {
+  switch (kind) {
+    case 'any':
+      return `INSERT INTO es_streams (stream_id, revision) VALUES ($1, ${count} - 1)
+        ON CONFLICT (stream_id) DO UPDATE SET revision = es_streams.revision + ${count} RETURNING revision`;
+    case 'no_stream':
+      return `INSERT INTO es_streams (stream_id, revision) VALUES ($1, ${count} - 1) ON CONFLICT (stream_id) DO NOTHING RETURNING revision`;
+    case 'stream_exists':
+      return `UPDATE es_streams SET revision = revision + ${count} WHERE stream_id = $1 RETURNING revision`;
+    case 'exact':
+      return `UPDATE es_streams SET revision = revision + ${count} WHERE stream_id = $1 AND revision = ${revision} RETURNING revision`;
+    default: {
+      const _never: never = kind;
+      throw new Error(`unknown claim ${String(_never)}`);
+    }
+  }
+}
 
-const APPEND_SQL = Object.fromEntries(
-  Object.entries(STREAM_CLAIM).map(([kind, claim]) => [
-    kind,
-    `WITH claimed AS (${claim})
+const RETURNING = 'RETURNING transaction_id::text AS tx, global_position, stream_revision';
+
+// Named (prepared once per connection): planning this CTE costs more than running it.
+// Several events: $1 stream, $2 count, $3 ids, $4 types, $5 metadata, $6 data, $7 expected revision.
+const APPEND_MANY = (kind: ClaimKind) => ({
+  name: `es_append_${kind}`,
+  text: `WITH claimed AS (${claimSql(kind, '$2::bigint', '$7::bigint')})
      INSERT INTO es_events (event_id, stream_id, stream_revision, event_type, data, metadata)
      SELECT e.id, $1, claimed.revision - $2 + e.ord, e.type, e.data, $5::jsonb
-     FROM claimed, unnest($3::text[], $4::text[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, ord)
-     RETURNING transaction_id::text AS tx, global_position, stream_revision`,
-  ]),
-) as Record<keyof typeof STREAM_CLAIM, string>;
+     FROM claimed, unnest($3::text[], $4::text[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, ord) ${RETURNING}`,
+});
 
-const COLUMNS = `transaction_id::text AS tx, global_position, event_id, stream_id, stream_revision,
-  event_type, data, metadata, created_at`;
+// One event (most commands): $1 stream, $2 id, $3 type, $4 metadata, $5 data, $6 expected revision.
+const APPEND_ONE = (kind: ClaimKind) => ({
+  name: `es_append1_${kind}`,
+  text: `WITH claimed AS (${claimSql(kind, '1', '$6::bigint')})
+     INSERT INTO es_events (event_id, stream_id, stream_revision, event_type, data, metadata)
+     SELECT $2, $1, claimed.revision, $3, $5::jsonb, $4::jsonb FROM claimed ${RETURNING}`,
+});
+
+function appendStatement(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision, metadata: EventMetadata) {
+  const kind: ClaimKind = typeof expectedRevision === 'bigint' ? 'exact' : expectedRevision;
+  // Only the exact form has the revision parameter: PostgreSQL refuses parameters it cannot type.
+  const revision = typeof expectedRevision === 'bigint' ? [expectedRevision.toString()] : [];
+  if (events.length === 1) {
+    const [e] = events;
+    return { ...APPEND_ONE(kind), values: [stream, e.id ?? newEventId(), e.type, JSON.stringify(metadata), JSON.stringify(e.data ?? null), ...revision] };
+  }
+  return {
+    ...APPEND_MANY(kind),
+    values: [
+      stream,
+      events.length,
+      events.map((e) => e.id ?? newEventId()),
+      events.map((e) => e.type),
+      JSON.stringify(metadata),
+      events.map((e) => JSON.stringify(e.data ?? null)),
+      ...revision,
+    ],
+  };
+}
+
+// created_at comes as ISO 8601 text: parsing a timestamp into a Date and printing it back costs more
+// per row than anything else in a catch-up read.
+const COLUMNS = `transaction_id::text AS tx, global_position, event_id, stream_id, stream_revision, event_type, data, metadata,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
 
 interface EventRow {
   tx: string;
@@ -53,7 +99,7 @@ interface EventRow {
   event_type: string;
   data: unknown;
   metadata: EventMetadata;
-  created_at: Date;
+  created_at: string;
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
@@ -65,27 +111,16 @@ function toRecorded(row: EventRow): RecordedEvent {
     position: { commit: BigInt(row.tx), prepare: BigInt(row.global_position) },
     data: row.data,
     metadata: row.metadata,
-    createdAt: row.created_at.toISOString(),
+    createdAt: row.created_at,
   };
 }
 
 /** Append one stream's events through the connection given (pool, or a transaction the caller owns). */
 export async function appendOn(db: Queryable, { stream, events, expectedRevision }: AppendRequest, metadata: EventMetadata): Promise<AppendResult> {
   if (events.length === 0) throw new Error('append needs at least one event');
-  const kind = typeof expectedRevision === 'bigint' ? 'exact' : expectedRevision;
-  const params: unknown[] = [
-    stream,
-    events.length,
-    events.map((e) => e.id ?? randomUUID()),
-    events.map((e) => e.type),
-    JSON.stringify(metadata),
-    events.map((e) => JSON.stringify(e.data ?? null)),
-  ];
-  // Only the exact form has a seventh parameter: PostgreSQL refuses parameters it cannot type.
-  if (typeof expectedRevision === 'bigint') params.push(expectedRevision.toString());
   let rows: { tx: string; global_position: string; stream_revision: string }[];
   try {
-    ({ rows } = await db.query<{ tx: string; global_position: string; stream_revision: string }>(APPEND_SQL[kind], params));
+    ({ rows } = await db.query<{ tx: string; global_position: string; stream_revision: string }>(appendStatement(stream, events, expectedRevision, metadata)));
   } catch (error) {
     throw duplicateOrSame(error, stream);
   }
@@ -115,12 +150,13 @@ async function currentRevision(db: Queryable, stream: string): Promise<bigint | 
 export async function readStreamOn(db: Queryable, stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
   const backwards = options.direction === 'backwards';
   const from = options.fromRevision ?? (backwards ? BigInt(Number.MAX_SAFE_INTEGER) : 0n);
-  const { rows } = await db.query<EventRow>(
-    `SELECT ${COLUMNS} FROM es_events
+  const { rows } = await db.query<EventRow>({
+    name: `es_read_stream_${backwards ? 'backwards' : 'forwards'}`,
+    text: `SELECT ${COLUMNS} FROM es_events
      WHERE stream_id = $1 AND stream_revision ${backwards ? '<=' : '>='} $2
      ORDER BY stream_revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`,
-    [stream, from.toString(), options.maxCount ?? null],
-  );
+    values: [stream, from.toString(), options.maxCount ?? null],
+  });
   return rows.map(toRecorded);
 }
 
@@ -134,14 +170,15 @@ export async function readAllOn(db: Queryable, options: ReadAllOptions = {}): Pr
     params.push(options.types);
     typeFilter = 'AND event_type = ANY($4)';
   }
-  const { rows } = await db.query<EventRow>(
-    `SELECT ${COLUMNS} FROM es_events
+  const { rows } = await db.query<EventRow>({
+    name: `es_read_all${typeFilter ? '_types' : ''}`,
+    text: `SELECT ${COLUMNS} FROM es_events
      WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${typeFilter}
      ORDER BY transaction_id, global_position
      LIMIT $3`,
-    params,
-  );
+    values: params,
+  });
   return rows.map(toRecorded);
 }
 
