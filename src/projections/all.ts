@@ -1,9 +1,11 @@
 // Every projector of the service. Each lives in projections/<name>/ with its SQL beside it.
 import type { Projector } from './projector.ts';
 import { accessProjector } from '../../projections/access/projector.ts';
+import { contactsProjector } from '../../projections/contacts/projector.ts';
 import { setupProjector } from '../../projections/setup/projector.ts';
 
 export const projectors: Projector[] = [
   accessProjector,
+  contactsProjector,
   setupProjector,
 ];

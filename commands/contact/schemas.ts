@@ -1,0 +1,86 @@
+// zod schemas of the contact endpoints: bodies (strict: unknown fields are refused) and responses.
+import { z } from 'zod';
+import { NOTE_KINDS, STAGES } from './contact.ts';
+import { TAGS_PER_CONTACT } from './fields.ts';
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+export const AdSourceSchema = z.object({
+  platform: z.string(),
+  campaign_id: z.string(),
+  campaign_name: z.string(),
+  adset_id: z.string(),
+  adset_name: z.string(),
+  ad_id: z.string(),
+  ad_name: z.string(),
+}).meta({ id: 'AdSource' });
+
+export const StageSchema = z.enum(STAGES).describe('new, contacted, qualified, sold or rejected');
+
+export const ContactSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  phone: z.string().describe('E.164, empty when unknown'),
+  email: z.string().describe('Empty when unknown'),
+  stage: StageSchema,
+  cycle: z.number().int(),
+  tags: z.array(z.string()),
+  sms_optout: z.boolean(),
+  first_source: z.string(),
+  first_ad: AdSourceSchema.nullable(),
+  owner_id: z.string().nullable(),
+  last_activity_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+}).meta({ id: 'Contact' });
+
+export const NoteSchema = z.object({
+  id: z.string(),
+  contact_id: z.string(),
+  kind: z.enum(NOTE_KINDS),
+  text: z.string(),
+  time: z.iso.datetime(),
+}).meta({ id: 'Note' });
+
+export const StageResultSchema = z.object({
+  contact: ContactSchema,
+  platform_events_queued: z.number().int(),
+  leads_without_send: z.number().int(),
+}).meta({ id: 'StageResult' });
+
+const tags = z.array(z.string().max(200)).max(TAGS_PER_CONTACT * 2);
+
+export const CreateContactBody = z.object({
+  name: z.string().max(200).optional(),
+  phone: z.string().max(40).optional().describe('With its country code (+48...) or 9 national digits; stored in E.164'),
+  email: z.string().max(254).optional(),
+  tags: tags.optional(),
+}).strict();
+
+export const PatchContactBody = z.object({
+  name: z.string().max(200).optional(),
+  phone: z.string().max(40).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
+  email: z.string().max(254).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
+  tags: tags.optional().describe('Replaces all tags'),
+}).strict();
+
+export const StageBody = z.object({
+  stage: StageSchema,
+  value: z.number().nonnegative().finite().optional().describe('Sale value, counted once on the newest lead whose event is queued'),
+  currency: z.string().transform((c) => c.toUpperCase()).refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code').optional(),
+}).strict();
+
+export const NoteBody = z.object({
+  kind: z.enum(NOTE_KINDS).default('note'),
+  text: z.string().min(1).max(5000).refine((t) => t.trim().length > 0, 'must not be blank'),
+  time: z.iso.datetime({ offset: true }).optional().describe('Default now; not in the future'),
+}).strict();
+
+export const TagsBody = z.object({
+  add: tags.default([]),
+  remove: tags.default([]),
+}).strict();
+
+export const SmsOptoutBody = z.object({ sms_optout: z.boolean() }).strict();
+
+export const ContactParams = z.object({ id: z.string().min(1).max(100) }).strict();

@@ -1,0 +1,116 @@
+// I/O helpers shared by the contact and lead handlers: retry on concurrent writes, the organisation's
+// settings, normalised keys, reservations, round-robin turns and merge chains, all read from the store.
+import pRetry from 'p-retry';
+import type { AppendRequest, EventStore } from '../../src/eventstore/port.ts';
+import { WrongExpectedVersionError } from '../../src/eventstore/port.ts';
+import { loadAggregate } from '../../src/eventstore/handle.ts';
+import { hashEmail, hashPhone, normalizeEmail, toE164 } from '../../src/platform/normalize.ts';
+import { organizationStream, type OrganizationEvent } from '../organization/organization.ts';
+import { ownersAggregate, ownersStream, nextOwner } from '../owners/owners.ts';
+import { contactAggregate, contactStream, type ContactState } from './contact.ts';
+import { reservationAggregate, reservationStream, type ReservationKind } from './reservation.ts';
+import { smsListAggregate, smsListStream } from './smsList.ts';
+
+/** Run `work` again (it reloads what it needs) when a concurrent writer got there first. */
+export function retrying<T>(work: () => Promise<T>): Promise<T> {
+  return pRetry(work, {
+    retries: 10,
+    minTimeout: 2,
+    maxTimeout: 40,
+    randomize: true,
+    // 40P01: two appends met in a deadlock; PostgreSQL rolled one back, which is safe to run again.
+    shouldRetry: ({ error }) => error instanceof WrongExpectedVersionError || (error as { code?: string }).code === '40P01',
+  });
+}
+
+export interface OrganizationSettings {
+  timezone: string;
+  currency: string;
+  phoneCountryCode: string;
+}
+
+/** From the organisation's own stream, so a contact made a moment after the organisation still finds it. */
+export async function organizationSettings(store: EventStore, organizationId: string): Promise<OrganizationSettings | null> {
+  const [first] = await store.readStream(organizationStream(organizationId), { maxCount: 1 });
+  if (!first) return null;
+  const d = (first as unknown as OrganizationEvent).data;
+  return { timezone: d.timezone, currency: d.currency, phoneCountryCode: d.phoneCountryCode };
+}
+
+export interface ContactKeys {
+  phone: string;
+  email: string;
+  phoneHash: string | null;
+  emailHash: string | null;
+}
+
+/** The stored forms: phone in E.164 (null when it is not a phone we accept), e-mail trimmed and lower-cased. */
+export function phoneKey(raw: string, countryCode: string): { value: string; hash: string | null } | null {
+  if (raw.trim() === '') return { value: '', hash: null };
+  const e164 = toE164(raw, countryCode);
+  return e164 === null ? null : { value: e164, hash: hashPhone(e164, countryCode) };
+}
+
+export function emailKey(raw: string): { value: string; hash: string | null } {
+  const email = normalizeEmail(raw);
+  return email === null ? { value: '', hash: null } : { value: email, hash: hashEmail(email) };
+}
+
+export async function reservationHolder(store: EventStore, kind: ReservationKind, organizationId: string, hash: string) {
+  return loadAggregate(store, reservationStream(kind, organizationId, hash), reservationAggregate);
+}
+
+/** Reserve the contact's keys: the requests to append, or the contact that holds one of them already. */
+export async function reserveKeys(
+  store: EventStore,
+  organizationId: string,
+  contactId: string,
+  keys: { kind: ReservationKind; hash: string | null }[],
+  now: string,
+): Promise<{ requests: AppendRequest[]; heldBy: string | null }> {
+  const requests: AppendRequest[] = [];
+  for (const { kind, hash } of keys) {
+    if (hash === null) continue;
+    const { state, revision } = await reservationHolder(store, kind, organizationId, hash);
+    if (state.holder !== null && state.holder !== contactId) return { requests: [], heldBy: state.holder };
+    if (state.holder === contactId) continue;
+    requests.push({
+      stream: reservationStream(kind, organizationId, hash),
+      events: [{ type: 'ContactKeyReserved', data: { organizationId, kind, hash, contactId, reservedAt: now } }],
+      expectedRevision: revision,
+    });
+  }
+  // One lock order for every writer, so two appends never wait on each other in a circle.
+  requests.sort((a, b) => a.stream.localeCompare(b.stream));
+  return { requests, heldBy: null };
+}
+
+/** The next round-robin owner and the append that takes the turn, or nothing when round robin is off. */
+export async function takeOwnerTurn(store: EventStore, organizationId: string, contactId: string): Promise<{ ownerId: string | null; requests: AppendRequest[] }> {
+  const stream = ownersStream(organizationId);
+  const { state, revision } = await loadAggregate(store, stream, ownersAggregate);
+  const next = nextOwner(state);
+  if (!next) return { ownerId: null, requests: [] };
+  return {
+    ownerId: next.ownerId,
+    requests: [{ stream, events: [{ type: 'OwnerTurnTaken', data: { organizationId, contactId, ownerId: next.ownerId, turn: next.turn } }], expectedRevision: revision }],
+  };
+}
+
+export async function phoneIsListed(store: EventStore, organizationId: string, phoneHash: string | null): Promise<boolean> {
+  if (phoneHash === null) return false;
+  return (await loadAggregate(store, smsListStream(organizationId, phoneHash), smsListAggregate)).state.listed;
+}
+
+export const loadContact = (store: EventStore, contactId: string) => loadAggregate(store, contactStream(contactId), contactAggregate);
+
+/** The card a merged card now lives on (itself when it is not merged). */
+export async function survivorOf(store: EventStore, contactId: string): Promise<{ contactId: string; state: ContactState; revision: bigint | 'no_stream' }> {
+  let id = contactId;
+  for (let hop = 0; hop < 20; hop++) {
+    const { state, revision } = await loadContact(store, id);
+    if (state.mergedInto === null) return { contactId: id, state, revision };
+    id = state.mergedInto;
+  }
+  throw new Error(`contact ${contactId}: merge chain too long`);
+}

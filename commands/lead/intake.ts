@@ -1,0 +1,116 @@
+// Lead intake, shared by the leadgen webhook (pending, then fetched), the CLI import and the lead_import
+// job. Idempotent on platform_lead_id: the same platform lead is always one lead of the service.
+import { randomUUID } from 'node:crypto';
+import type { AppendRequest, EventMetadata, Position } from '../../src/eventstore/port.ts';
+import { loadAggregate } from '../../src/eventstore/handle.ts';
+import type { Services } from '../../src/services.ts';
+import type { PlatformLead } from '../../src/platform/leads.ts';
+import { ensureFormSource, formSourceId } from '../source/handlers.ts';
+import { ApiError } from '../shared/errors.ts';
+import { organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
+import { decideLeadFetched, decideReceiveLead } from './decide.ts';
+import { leadAggregate, leadPlatformAggregate, leadPlatformStream, leadStream, type LeadReceived, type LeadVia } from './lead.ts';
+import { planPerson } from './person.ts';
+
+export interface ReceivedLead {
+  leadId: string;
+  /** Null only for a lead still waiting for its data. */
+  contactId: string | null;
+  /** True when this call made the lead (false: the platform lead was known already). */
+  created: boolean;
+  position: Position;
+}
+
+async function countryCode(services: Services, organizationId: string): Promise<string> {
+  const settings = await organizationSettings(services.store, organizationId);
+  if (!settings) throw new ApiError('not_found', { organization_id: organizationId });
+  return settings.phoneCountryCode;
+}
+
+/** What the service knows of a lead it already has (its person followed through merges). */
+async function known(services: Services, leadId: string): Promise<ReceivedLead> {
+  const events = await services.store.readStream(leadStream(leadId));
+  const state = events.reduce((s, e) => leadAggregate.evolve(s, e as never), leadAggregate.initialState());
+  const contactId = state.contactId === null ? null : (await survivorOf(services.store, state.contactId)).contactId;
+  return { leadId, contactId, created: false, position: events[events.length - 1].position };
+}
+
+const formNameOf = (lead: PlatformLead) => lead.formName?.trim() || lead.formId;
+
+/** A whole lead (import, job): made with its person in one append, or found (and completed if pending). */
+export async function receiveLead(services: Services, input: { organizationId: string; lead: PlatformLead; via: LeadVia }, metadata: EventMetadata): Promise<ReceivedLead> {
+  const { organizationId, lead, via } = input;
+  const cc = await countryCode(services, organizationId);
+  const claimStream = leadPlatformStream(organizationId, lead.platformLeadId);
+  return retrying(async () => {
+    const claim = await loadAggregate(services.store, claimStream, leadPlatformAggregate);
+    if (claim.state.leadId !== null) return completeLead(services, { organizationId, leadId: claim.state.leadId, lead }, metadata);
+    const now = services.now().toISOString();
+    const leadId = randomUUID();
+    const formName = formNameOf(lead);
+    const { sourceId } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName, platformPageId: lead.pageId }, services.now());
+    const person = await planPerson(services.store, { organizationId, phoneCountryCode: cc, leadId, sourceId, formName, lead, now });
+    const received: LeadReceived = {
+      leadId, organizationId, platformLeadId: lead.platformLeadId, contactId: person.contactId, sourceId, formName, platformFormId: lead.formId,
+      platformPageId: lead.pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle, submittedAt: lead.createdTime,
+      receivedAt: now, fetchStatus: 'ready', via,
+    };
+    const decided = decideReceiveLead(claim.state, received);
+    const requests: AppendRequest[] = [
+      { stream: claimStream, events: decided.claim, expectedRevision: 'no_stream' },
+      { stream: leadStream(leadId), events: decided.lead, expectedRevision: 'no_stream' },
+      ...person.requests,
+    ];
+    const appended = await services.store.appendMany(requests, metadata);
+    return { leadId, contactId: person.contactId, created: true, position: appended.position };
+  });
+}
+
+/** A lead the webhook named: recorded at once as pending; the lead-fetch process brings its data. */
+export async function recordPendingLead(
+  services: Services,
+  input: { organizationId: string; platformLeadId: string; platformFormId: string; platformPageId: string; submittedAt: string },
+  metadata: EventMetadata,
+): Promise<ReceivedLead> {
+  const { organizationId, platformLeadId } = input;
+  const claimStream = leadPlatformStream(organizationId, platformLeadId);
+  return retrying(async () => {
+    const claim = await loadAggregate(services.store, claimStream, leadPlatformAggregate);
+    if (claim.state.leadId !== null) return known(services, claim.state.leadId);
+    const leadId = randomUUID();
+    const now = services.now().toISOString();
+    const decided = decideReceiveLead(claim.state, {
+      leadId, organizationId, platformLeadId, contactId: null, sourceId: formSourceId(organizationId, input.platformFormId), formName: '',
+      platformFormId: input.platformFormId, platformPageId: input.platformPageId, ad: null, answers: [], cycle: 0,
+      submittedAt: input.submittedAt, receivedAt: now, fetchStatus: 'pending', via: 'webhook',
+    });
+    const appended = await services.store.appendMany([
+      { stream: claimStream, events: decided.claim, expectedRevision: 'no_stream' },
+      { stream: leadStream(leadId), events: decided.lead, expectedRevision: 'no_stream' },
+    ], metadata);
+    return { leadId, contactId: null, created: true, position: appended.position };
+  });
+}
+
+/** A pending lead gets its data and its person in one append; a complete lead is returned as it is. */
+export async function completeLead(services: Services, input: { organizationId: string; leadId: string; lead: PlatformLead }, metadata: EventMetadata): Promise<ReceivedLead> {
+  const { organizationId, leadId } = input;
+  const cc = await countryCode(services, organizationId);
+  return retrying(async () => {
+    const { state, revision } = await loadAggregate(services.store, leadStream(leadId), leadAggregate);
+    if (state.fetchStatus !== 'pending') return known(services, leadId);
+    const now = services.now().toISOString();
+    // The webhook named the page and the form; the fetched lead object may not repeat them.
+    const lead: PlatformLead = { ...input.lead, formId: input.lead.formId || state.platformFormId, pageId: input.lead.pageId ?? state.platformPageId };
+    const formName = formNameOf(lead);
+    const { sourceId } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName, platformPageId: lead.pageId }, services.now());
+    const person = await planPerson(services.store, { organizationId, phoneCountryCode: cc, leadId, sourceId, formName, lead, now });
+    const events = decideLeadFetched(state, {
+      leadId, organizationId, platformLeadId: state.platformLeadId, contactId: person.contactId, sourceId, formName,
+      platformFormId: lead.formId, platformPageId: lead.pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle,
+      submittedAt: lead.createdTime || state.submittedAt, fetchedAt: now, fetchStatus: 'ready',
+    });
+    const appended = await services.store.appendMany([{ stream: leadStream(leadId), events, expectedRevision: revision }, ...person.requests], metadata);
+    return { leadId, contactId: person.contactId, created: false, position: appended.position };
+  });
+}

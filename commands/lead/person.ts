@@ -1,0 +1,70 @@
+// The person of a lead: matched by phone, then e-mail (through the reservation streams, so two leads of
+// one new person arriving together make one contact), or created; then the lead joins it.
+import { randomUUID } from 'node:crypto';
+import type { AppendRequest, EventStore } from '../../src/eventstore/port.ts';
+import type { PlatformLead } from '../../src/platform/leads.ts';
+import { contactAggregate, contactStream, initialContactState, type ContactEvent } from '../contact/contact.ts';
+import { decideCreateContact } from '../contact/decide.ts';
+import { decideLinkLead } from '../contact/decideStage.ts';
+import { emailKey, phoneIsListed, phoneKey, reserveKeys, survivorOf, takeOwnerTurn } from '../contact/writes.ts';
+
+export interface LeadFacts {
+  organizationId: string;
+  phoneCountryCode: string;
+  leadId: string;
+  sourceId: string;
+  formName: string;
+  lead: PlatformLead;
+  now: string;
+}
+
+export interface PersonPlan {
+  contactId: string;
+  cycle: number;
+  created: boolean;
+  /** Contact stream first, then reservations and the owner turn, in one lock order. */
+  requests: AppendRequest[];
+}
+
+function leadKeys(lead: PlatformLead, countryCode: string) {
+  const phone = lead.phone ? phoneKey(lead.phone, countryCode) : null;
+  const email = lead.email ? emailKey(lead.email) : null;
+  return {
+    phone: phone ?? { value: '', hash: null },
+    // A value without @ is not an e-mail we could match or reach; it stays in the answers only.
+    email: email && email.value.includes('@') ? email : { value: '', hash: null },
+  };
+}
+
+function link(f: LeadFacts, contactId: string, state: ReturnType<typeof initialContactState>) {
+  return decideLinkLead(state, {
+    contactId, organizationId: f.organizationId, leadId: f.leadId, platformLeadId: f.lead.platformLeadId, sourceId: f.sourceId,
+    platformFormId: f.lead.formId, ad: f.lead.ad, submittedAt: f.lead.createdTime, now: f.now,
+  });
+}
+
+export async function planPerson(store: EventStore, f: LeadFacts): Promise<PersonPlan> {
+  const { phone, email } = leadKeys(f.lead, f.phoneCountryCode);
+  const newId = randomUUID();
+  const keys = [{ kind: 'phone' as const, hash: phone.hash }, { kind: 'email' as const, hash: email.hash }];
+  const reserved = await reserveKeys(store, f.organizationId, newId, keys, f.now);
+  if (reserved.heldBy !== null) {
+    const person = await survivorOf(store, reserved.heldBy);
+    const linked = link(f, person.contactId, person.state);
+    const requests = linked.events.length ? [{ stream: contactStream(person.contactId), events: linked.events, expectedRevision: person.revision }] : [];
+    return { contactId: person.contactId, cycle: linked.result.cycle, created: false, requests };
+  }
+  const owner = await takeOwnerTurn(store, f.organizationId, newId);
+  const created = decideCreateContact(initialContactState(), {
+    contactId: newId, organizationId: f.organizationId, name: f.lead.fullName ?? '', phone: phone.value, email: email.value,
+    phoneHash: phone.hash, emailHash: email.hash, tags: [], firstSource: f.formName, firstAd: f.lead.ad, ownerId: owner.ownerId,
+    smsOptout: await phoneIsListed(store, f.organizationId, phone.hash), requireReachable: false, now: f.now,
+  });
+  const state = created.events.reduce(contactAggregate.evolve, initialContactState());
+  const linked = link(f, newId, state);
+  const events: ContactEvent[] = [...created.events, ...linked.events];
+  return {
+    contactId: newId, cycle: linked.result.cycle, created: true,
+    requests: [{ stream: contactStream(newId), events, expectedRevision: 'no_stream' }, ...reserved.requests, ...owner.requests],
+  };
+}

@@ -1,0 +1,42 @@
+// zod schemas of the lead endpoints.
+import { z } from 'zod';
+import { AdSourceSchema, StageSchema } from '../contact/schemas.ts';
+
+export const LeadAnswerSchema = z.object({
+  key: z.string().describe('Field key, also the automation variable'),
+  label: z.string().describe('Question as shown in the form'),
+  values: z.array(z.string()),
+}).meta({ id: 'LeadAnswer' });
+
+export const LeadSchema = z.object({
+  id: z.string(),
+  platform_lead_id: z.string(),
+  form_id: z.string().describe('Service source (form) id; usable as the form filter'),
+  form_name: z.string(),
+  platform_form_id: z.string(),
+  platform_page_id: z.string(),
+  stage: StageSchema,
+  cycle: z.number().int(),
+  contact_id: z.string().nullable(),
+  fetch_status: z.enum(['pending', 'ready', 'failed']).describe('pending: known, data not fetched yet; ready; failed: the platform refused'),
+  ad: AdSourceSchema.nullable(),
+  stages: z.array(z.object({ stage: StageSchema, at: z.iso.datetime(), platform_event_queued: z.boolean() })),
+  answers: z.array(LeadAnswerSchema).optional().describe('Present only for keys with leads:answers'),
+  created_at: z.iso.datetime().nullable().describe('When the lead was submitted'),
+  updated_at: z.iso.datetime(),
+}).meta({ id: 'Lead' });
+
+const bound = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
+export const LeadFilterShape = {
+  form: z.string().min(1).max(100).optional().describe('Service source (form) id'),
+  campaign: z.string().min(1).max(100).optional(),
+  adset: z.string().min(1).max(100).optional(),
+  ad: z.string().min(1).max(100).optional(),
+  contact: z.string().min(1).max(100).optional(),
+  stage: StageSchema.optional(),
+  from: bound.optional().describe('Submitted on or after: YYYY-MM-DD in the organisation\'s time zone, or ISO 8601'),
+  to: bound.optional().describe('Submitted on or before: YYYY-MM-DD (the whole day) or ISO 8601'),
+};
+
+export const LeadParams = z.object({ id: z.string().min(1).max(100) }).strict();

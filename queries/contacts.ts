@@ -1,0 +1,79 @@
+// Contacts as the API reads them: one by id, and the keyset lists with the specification's filters.
+import type { Queryable } from '../src/db/pool.ts';
+import { keyset, type Page } from '../src/http/pagination.ts';
+import type { AdSource } from '../commands/lead/lead.ts';
+
+export interface ContactRow {
+  id: string;
+  name: string;
+  phone: string;
+  email: string;
+  stage: string;
+  cycle: number;
+  tags: string[];
+  sms_optout: boolean;
+  first_source: string;
+  first_ad: AdSource | null;
+  owner_id: string | null;
+  merged_into: string | null;
+  last_activity_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, name, phone, email, stage, cycle, tags, sms_optout, first_source, first_ad, owner_id, merged_into,
+  last_activity_at, created_at, updated_at`;
+
+export async function getContact(db: Queryable, organizationId: string, contactId: string): Promise<ContactRow | null> {
+  const { rows } = await db.query<ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE organization_id = $1 AND id = $2`, [organizationId, contactId]);
+  return rows[0] ?? null;
+}
+
+export interface ContactFilters {
+  stage?: string;
+  tag?: string;
+  phoneHash?: string;
+  emailHash?: string;
+  campaign?: string;
+  adset?: string;
+  ad?: string;
+}
+
+/** Each filter is a condition on one column; array columns use their GIN index through @>. */
+const FILTERS: Record<keyof ContactFilters, (n: number) => string> = {
+  stage: (n) => `stage = $${n}`,
+  tag: (n) => `tags @> ARRAY[$${n}::text]`,
+  phoneHash: (n) => `phone_hash = $${n}`,
+  emailHash: (n) => `email_hash = $${n}`,
+  campaign: (n) => `campaign_ids @> ARRAY[$${n}::text]`,
+  adset: (n) => `adset_ids @> ARRAY[$${n}::text]`,
+  ad: (n) => `ad_ids @> ARRAY[$${n}::text]`,
+};
+
+/** One page of live (not merged) contacts, limit + 1 rows so the caller learns has_more. */
+export async function listContacts(db: Queryable, organizationId: string, page: Page, filters: ContactFilters): Promise<ContactRow[]> {
+  const params: unknown[] = [organizationId];
+  const where = ['organization_id = $1', 'merged_into IS NULL'];
+  for (const [name, value] of Object.entries(filters) as [keyof ContactFilters, string | undefined][]) {
+    if (value === undefined) continue;
+    params.push(value);
+    where.push(FILTERS[name](params.length));
+  }
+  const ks = keyset(page, params.length + 1);
+  const { rows } = await db.query<ContactRow>(
+    `SELECT ${COLUMNS} FROM contacts WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${ks.limit}`,
+    [...params, ...ks.params],
+  );
+  return rows;
+}
+
+/** Every card (merged ones too) with this phone: they follow its SMS block together. */
+export async function contactsWithPhoneHash(db: Queryable, organizationId: string, phoneHash: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM contacts WHERE organization_id = $1 AND phone_hash = $2 ORDER BY id', [organizationId, phoneHash]);
+  return rows.map((r) => r.id);
+}
+
+export async function isOnDoNotSendList(db: Queryable, organizationId: string, phoneHash: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM sms_do_not_send WHERE organization_id = $1 AND phone_hash = $2', [organizationId, phoneHash]);
+  return rows.length > 0;
+}

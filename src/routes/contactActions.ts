@@ -1,0 +1,82 @@
+// POST /contacts/{id}/stage, /notes, /tags and /sms-optout.
+import { defineRoute } from '../http/route.ts';
+import { ContactParams, ContactSchema, NoteBody, NoteSchema, SmsOptoutBody, StageBody, StageResultSchema, TagsBody } from '../../commands/contact/schemas.ts';
+import { addNote, changeTags, setSmsOptout } from '../../commands/contact/handlers.ts';
+import { changeStage } from '../../commands/contact/stage.ts';
+import { CONTACT_READ_MODELS, contactAfter } from './contactView.ts';
+
+const MERGED_OR_MISSING = ['not_found', 'contact_merged'] as const;
+
+export const contactStageRoute = defineRoute({
+  method: 'post',
+  path: '/contacts/:id/stage',
+  scope: 'contacts:write',
+  summary: 'Move the contact and every open lead of its cycle to a stage; queues conversions for leads with an active flow',
+  tag: 'Contacts',
+  params: ContactParams,
+  body: StageBody,
+  success: { status: 200, schema: StageResultSchema, description: 'The contact and what was queued' },
+  errors: [...MERGED_OR_MISSING, 'stage_conflict'],
+  handler: async ({ params, body, caller, services, metadata }) => {
+    const outcome = await changeStage(services, {
+      organizationId: caller.organizationId, contactId: params.id, stage: body.stage, value: body.value ?? null, currency: body.currency ?? null,
+    }, metadata);
+    return {
+      status: 200,
+      body: {
+        contact: await contactAfter(services, caller.organizationId, params.id, outcome.position),
+        platform_events_queued: outcome.platformEventsQueued,
+        leads_without_send: outcome.leadsWithoutSend,
+      },
+    };
+  },
+});
+
+export const contactNoteRoute = defineRoute({
+  method: 'post',
+  path: '/contacts/:id/notes',
+  scope: 'contacts:write',
+  summary: 'Add a note, call or meeting to the contact\'s history',
+  tag: 'Contacts',
+  params: ContactParams,
+  body: NoteBody,
+  success: { status: 201, schema: NoteSchema, description: 'The history entry' },
+  errors: [...MERGED_OR_MISSING],
+  handler: async ({ params, body, caller, services, metadata }) => {
+    const { note, position } = await addNote(services, { organizationId: caller.organizationId, contactId: params.id, ...body }, metadata);
+    await services.waiter.waitFor(CONTACT_READ_MODELS, position, 5000);
+    return { status: 201, body: { id: note.noteId, contact_id: note.contactId, kind: note.kind, text: note.text, time: note.time } };
+  },
+});
+
+export const contactTagsRoute = defineRoute({
+  method: 'post',
+  path: '/contacts/:id/tags',
+  scope: 'contacts:write',
+  summary: 'Add and remove tags without sending the whole list: { add: [...], remove: [...] }',
+  tag: 'Contacts',
+  params: ContactParams,
+  body: TagsBody,
+  success: { status: 200, schema: ContactSchema, description: 'The updated contact' },
+  errors: [...MERGED_OR_MISSING],
+  handler: async ({ params, body, caller, services, metadata }) => {
+    const { position } = await changeTags(services, { organizationId: caller.organizationId, contactId: params.id, add: body.add, remove: body.remove }, metadata);
+    return { status: 200, body: await contactAfter(services, caller.organizationId, params.id, position) };
+  },
+});
+
+export const contactSmsOptoutRoute = defineRoute({
+  method: 'post',
+  path: '/contacts/:id/sms-optout',
+  scope: 'contacts:write',
+  summary: 'Block or allow SMS to the contact\'s phone, for every contact sharing it; keeps the do-not-send list in step',
+  tag: 'Contacts',
+  params: ContactParams,
+  body: SmsOptoutBody,
+  success: { status: 200, schema: ContactSchema, description: 'The updated contact' },
+  errors: [...MERGED_OR_MISSING],
+  handler: async ({ params, body, caller, services, metadata }) => {
+    const { position } = await setSmsOptout(services, { organizationId: caller.organizationId, contactId: params.id, smsOptout: body.sms_optout }, metadata);
+    return { status: 200, body: await contactAfter(services, caller.organizationId, params.id, position) };
+  },
+});

@@ -1,0 +1,98 @@
+// GET /contacts, POST /contacts, GET /contacts/{id}, PATCH /contacts/{id}.
+import { z } from 'zod';
+import { defineRoute } from '../http/route.ts';
+import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
+import { getContact, listContacts } from '../../queries/contacts.ts';
+import { ContactParams, ContactSchema, CreateContactBody, PatchContactBody, StageSchema } from '../../commands/contact/schemas.ts';
+import { createContact, updateContact } from '../../commands/contact/handlers.ts';
+import { emailKey, organizationSettings, phoneKey } from '../../commands/contact/writes.ts';
+import { hashPhone } from '../platform/normalize.ts';
+import type { Services } from '../services.ts';
+import { contactAfter, liveRow, toContact } from './contactView.ts';
+
+const id = z.string().min(1).max(100);
+
+/** The e-mail and phone filters match by hash, after the same normalisation as stored values. */
+async function hashedFilters(services: Services, organizationId: string, query: { email?: string; phone?: string }) {
+  const out: { emailHash?: string; phoneHash?: string } = {};
+  if (query.email !== undefined) out.emailHash = emailKey(query.email).hash ?? '';
+  if (query.phone !== undefined) {
+    const cc = (await organizationSettings(services.store, organizationId))?.phoneCountryCode ?? '48';
+    out.phoneHash = phoneKey(query.phone, cc)?.hash ?? hashPhone(query.phone, cc) ?? '';
+  }
+  return out;
+}
+
+export const listContactsRoute = defineRoute({
+  method: 'get',
+  path: '/contacts',
+  scope: 'contacts:read',
+  summary: 'List contacts (merged cards left out), newest change first',
+  tag: 'Contacts',
+  query: listQuery({
+    stage: StageSchema.optional(),
+    tag: z.string().min(1).max(50).optional().describe('Contacts carrying this tag'),
+    email: z.string().min(1).max(254).optional().describe('Exact e-mail, matched by hash'),
+    phone: z.string().min(1).max(40).optional().describe('Exact phone, matched by hash'),
+    campaign: id.optional().describe('People with a lead from this platform campaign'),
+    adset: id.optional().describe('People with a lead from this ad set'),
+    ad: id.optional().describe('People with a lead from this ad'),
+  }),
+  success: { status: 200, schema: listEnvelope(ContactSchema), description: 'A page of contacts' },
+  errors: ['invalid_cursor'],
+  handler: async ({ query, caller, services }) => {
+    const page = openPage(query, { list: 'contacts', organizationId: caller.organizationId }, services.secrets.cursorKey);
+    const { stage, tag, campaign, adset, ad } = query;
+    const hashed = await hashedFilters(services, caller.organizationId, query);
+    const rows = await listContacts(services.pool, caller.organizationId, page, { stage, tag, campaign, adset, ad, ...hashed });
+    const body = closePage(rows, page, services.secrets.cursorKey, (r) => ({ updatedAt: r.updated_at.toISOString(), id: r.id }), toContact);
+    return { status: 200, body };
+  },
+});
+
+export const createContactRoute = defineRoute({
+  method: 'post',
+  path: '/contacts',
+  scope: 'contacts:write',
+  summary: 'Create a contact; 409 contact_exists when its phone or e-mail belongs to another contact',
+  tag: 'Contacts',
+  body: CreateContactBody,
+  success: { status: 201, schema: ContactSchema, description: 'The new contact' },
+  errors: ['contact_exists'],
+  handler: async ({ body, caller, services, metadata }) => {
+    const { contactId, position } = await createContact(services, { organizationId: caller.organizationId, ...body }, metadata);
+    return { status: 201, body: await contactAfter(services, caller.organizationId, contactId, position) };
+  },
+});
+
+export const getContactRoute = defineRoute({
+  method: 'get',
+  path: '/contacts/:id',
+  scope: 'contacts:read',
+  summary: 'One contact; a merged card answers 409 contact_merged with details.merged_into',
+  tag: 'Contacts',
+  params: ContactParams,
+  query: z.object({}).strict(),
+  success: { status: 200, schema: ContactSchema, description: 'The contact' },
+  errors: ['not_found', 'contact_merged'],
+  handler: async ({ params, caller, services }) => {
+    const row = liveRow(await getContact(services.pool, caller.organizationId, params.id), params.id);
+    return { status: 200, body: toContact(row) };
+  },
+});
+
+export const patchContactRoute = defineRoute({
+  method: 'patch',
+  path: '/contacts/:id',
+  scope: 'contacts:write',
+  summary: 'Change name, phone, e-mail or tags (every change is a history line; a phone or an e-mail must remain)',
+  tag: 'Contacts',
+  params: ContactParams,
+  body: PatchContactBody,
+  success: { status: 200, schema: ContactSchema, description: 'The updated contact' },
+  errors: ['not_found', 'contact_merged', 'contact_exists'],
+  handler: async ({ params, body, caller, services, metadata }) => {
+    const { position } = await updateContact(services, { organizationId: caller.organizationId, contactId: params.id, ...body }, metadata);
+    return { status: 200, body: await contactAfter(services, caller.organizationId, params.id, position) };
+  },
+});
