@@ -1,0 +1,103 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { revokeApiKey } from '../../commands/apikey/handlers.ts';
+import { KeyCache } from '../../src/http/auth.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { startApp, type ExtraApp } from './support/app.ts';
+import { createItemsTable, newProbe, testRoutes } from './support/routes.ts';
+
+/** A key cache that reports each key the NOTIFY listener tells it to forget. */
+class WatchedKeyCache extends KeyCache {
+  private readonly waiting = new Map<string, () => void>();
+  forgotten(keyId: string): Promise<void> {
+    return new Promise((resolve) => this.waiting.set(keyId, resolve));
+  }
+  override forgetKey(keyId: string): void {
+    super.forgetKey(keyId);
+    this.waiting.get(keyId)?.();
+  }
+}
+
+interface Ctx { server: TestServer; app: ExtraApp; keys: WatchedKeyCache }
+const test = suite<Ctx>('Authentication: bearer keys, revocation, expiry and scopes');
+
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  await createItemsTable(ctx.server.services.pool);
+  ctx.keys = new WatchedKeyCache(ctx.server.services.pool);
+  // A second API process on the same database, with its own key cache.
+  ctx.app = await startApp(ctx.server.services, { keys: ctx.keys, extraRoutes: testRoutes(newProbe()) });
+});
+test.after(async (ctx) => { await ctx.app.stop(); await ctx.server.stop(); });
+
+test('a revoked key is 401 key_revoked in another API process within 5 s, through NOTIFY', async (ctx) => {
+  const org = await ctx.server.newOrganization();
+  // Both processes have the key cached.
+  assert.is((await ctx.server.request('GET', '/me', { key: org.key })).status, 200);
+  assert.is((await ctx.app.request('GET', '/me', { key: org.key })).status, 200);
+  const forgotten = ctx.keys.forgotten(org.keyId);
+  const revokedAt = Date.now();
+  await revokeApiKey(ctx.server.services.store, org.keyId, new Date());
+  const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 5000).unref());
+  assert.is.not(await Promise.race([forgotten, deadline]), 'late', 'the revocation did not reach the other process');
+  const res = await ctx.app.request('GET', '/me', { key: org.key, headers: { 'accept-language': 'en' } });
+  assert.ok(Date.now() - revokedAt < 5000);
+  assert.is(res.status, 401);
+  assert.equal(res.body.error, { code: 'key_revoked', message: 'The API key has been revoked.' });
+});
+
+test('an expired key is 401 key_expired', async (ctx) => {
+  const org = await ctx.server.newOrganization({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+  const res = await ctx.server.request('GET', '/me', { key: org.key });
+  assert.is(res.status, 401);
+  assert.is(res.body.error.code, 'key_expired');
+});
+
+test('a key that expires later works and /me shows its expiry', async (ctx) => {
+  const expires = new Date(Date.now() + 3600_000).toISOString();
+  const org = await ctx.server.newOrganization({ expiresAt: expires });
+  const res = await ctx.server.request('GET', '/me', { key: org.key });
+  assert.is(res.status, 200);
+  assert.is(res.body.key.expires_at, expires);
+});
+
+test('a key with a wrong secret part, or a non-Bearer scheme, is 401 unauthorized', async (ctx) => {
+  const org = await ctx.server.newOrganization();
+  const tampered = org.key.slice(0, -2) + (org.key.endsWith('AA') ? 'BB' : 'AA');
+  for (const authorization of [`Bearer ${tampered}`, `Basic ${org.key}`, org.key, `Bearer ${org.key} extra`]) {
+    const res = await ctx.server.request('GET', '/me', { headers: { authorization } });
+    assert.is(res.status, 401, authorization);
+    assert.is(res.body.error.code, 'unauthorized');
+  }
+});
+
+test('a missing scope is 403 insufficient_scope naming the scope', async (ctx) => {
+  const org = await ctx.server.newOrganization({ scopes: ['events:read'] });
+  const res = await ctx.app.request('GET', '/test/items', { key: org.key });
+  assert.is(res.status, 403);
+  assert.is(res.body.error.code, 'insufficient_scope');
+  assert.equal(res.body.error.details, { required_scope: 'contacts:read' });
+  const write = await ctx.app.request('POST', '/test/echo', { key: org.key, body: { name: 'x' } });
+  assert.equal(write.body.error.details, { required_scope: 'contacts:write' });
+});
+
+test('a :write scope includes :read of its area, leads:answers includes leads:read, nothing else is implied', async (ctx) => {
+  const writer = await ctx.server.newOrganization({ scopes: ['contacts:write'] });
+  assert.is((await ctx.app.request('GET', '/test/items', { key: writer.key })).status, 200);
+  assert.is((await ctx.app.request('GET', '/test/leads-only', { key: writer.key })).status, 403);
+  const answers = await ctx.server.newOrganization({ scopes: ['leads:answers'] });
+  assert.is((await ctx.app.request('GET', '/test/leads-only', { key: answers.key })).status, 200);
+  assert.is((await ctx.app.request('GET', '/test/items', { key: answers.key })).status, 403);
+  const reader = await ctx.server.newOrganization({ scopes: ['contacts:read'] });
+  const res = await ctx.app.request('POST', '/test/echo', { key: reader.key, body: { name: 'x' } });
+  assert.is(res.status, 403);
+});
+
+test('GET /me needs no scope', async (ctx) => {
+  const org = await ctx.server.newOrganization({ scopes: [] });
+  const res = await ctx.server.request('GET', '/me', { key: org.key });
+  assert.is(res.status, 200);
+  assert.equal(res.body.key.scopes, []);
+});
+
+test.run();

@@ -1,0 +1,115 @@
+import { Writable } from 'node:stream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ERROR_STATUS, type ErrorCode } from '../../commands/shared/errors.ts';
+import { createLogger } from '../../src/logger.ts';
+import { MESSAGES, pickLanguage } from '../../src/http/messages.ts';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { startApp, type ExtraApp } from './support/app.ts';
+import { newProbe, testRoutes } from './support/routes.ts';
+
+interface Ctx { server: TestServer; app: ExtraApp; org: TestOrg; logged: string[] }
+const test = suite<Ctx>('Errors: one body, two languages, limits, and no leaks');
+
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  ctx.logged = [];
+  const out = new Writable({ write(chunk, _enc, done) { ctx.logged.push(String(chunk)); done(); } });
+  const log = createLogger('error', {}, out);
+  ctx.app = await startApp({ ...ctx.server.services, log }, { extraRoutes: testRoutes(newProbe()) });
+  ctx.org = await ctx.server.newOrganization();
+});
+test.after(async (ctx) => { await ctx.app.stop(); await ctx.server.stop(); });
+
+test('every code of the specification has a Polish and an English message', () => {
+  const spec: ErrorCode[] = ['unauthorized', 'key_revoked', 'key_expired', 'insufficient_scope', 'rate_limited', 'invalid_json',
+    'validation_error', 'invalid_cursor', 'not_found', 'route_not_found', 'conflict', 'contact_exists', 'contact_merged',
+    'stage_conflict', 'event_conflict', 'source_paused', 'limit_reached', 'idempotency_in_progress', 'idempotency_key_reused',
+    'payload_too_large', 'internal_error'];
+  for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) assert.ok(spec.includes(code) || code === 'service_unavailable', code);
+  for (const code of spec) {
+    assert.ok(MESSAGES[code].pl.length > 5 && MESSAGES[code].en.length > 5, code);
+    assert.is.not(MESSAGES[code].pl, MESSAGES[code].en, code);
+  }
+});
+
+test('Accept-Language with quality values picks the language', () => {
+  const cases: [string | undefined, 'pl' | 'en'][] = [
+    [undefined, 'pl'], ['en', 'en'], ['en-GB,en;q=0.9', 'en'], ['EN-us', 'en'], ['pl', 'pl'], ['de-DE', 'pl'],
+    ['pl;q=0.8, en;q=0.9', 'en'], ['en;q=0.5, pl', 'pl'], ['en;q=0', 'pl'], ['*', 'pl'], ['fr, en;q=0.1', 'en'],
+  ];
+  for (const [header, expected] of cases) assert.is(pickLanguage(header), expected, String(header));
+});
+
+test('messages are Polish by default and English for en-GB,en;q=0.9; the code is the same in both', async (ctx) => {
+  const pl = await ctx.app.request('GET', '/nowhere', { key: ctx.org.key });
+  const en = await ctx.app.request('GET', '/nowhere', { key: ctx.org.key, headers: { 'accept-language': 'en-GB,en;q=0.9' } });
+  assert.is(pl.status, 404);
+  assert.is(en.status, 404);
+  assert.equal(pl.body, { error: { code: 'route_not_found', message: MESSAGES.route_not_found.pl, details: { method: 'GET', path: '/v1/nowhere' } } });
+  assert.is(en.body.error.code, 'route_not_found');
+  assert.is(en.body.error.message, 'No such endpoint.');
+  const unauth = await ctx.app.request('GET', '/me', { headers: { 'accept-language': 'en' } });
+  assert.equal(unauth.body, { error: { code: 'unauthorized', message: MESSAGES.unauthorized.en } });
+});
+
+test('a wrong method on a known path is 404 route_not_found with Allow', async (ctx) => {
+  const res = await ctx.app.request('DELETE', '/test/items', { key: ctx.org.key });
+  assert.is(res.status, 404);
+  assert.is(res.body.error.code, 'route_not_found');
+  assert.is(res.headers.get('allow'), 'GET, HEAD');
+  const post = await ctx.app.request('PATCH', '/test/items/abc/rename', { key: ctx.org.key, body: {} });
+  assert.is(post.headers.get('allow'), 'POST');
+  const unknown = await ctx.app.request('GET', '/no/such/thing', { key: ctx.org.key });
+  assert.is(unknown.headers.get('allow'), null);
+});
+
+test('a body over 64 KB is 413 payload_too_large, refused before it is parsed', async (ctx) => {
+  const body = JSON.stringify({ name: 'x'.repeat(65 * 1024) });
+  const res = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body });
+  assert.is(res.status, 413);
+  assert.is(res.body.error.code, 'payload_too_large');
+  // Not JSON at all, and still refused for its size alone.
+  const junk = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body: '{'.repeat(66 * 1024) });
+  assert.is(junk.status, 413);
+  // Just under the limit is read and judged on its content.
+  const under = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body: JSON.stringify({ name: 'x'.repeat(60 * 1024) }) });
+  assert.is(under.status, 400);
+  assert.is(under.body.error.code, 'validation_error');
+});
+
+test('malformed JSON and unknown fields are 400 invalid_json', async (ctx) => {
+  for (const body of ['{"name": "a"', 'name=a', '"just a string"']) {
+    const res = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body });
+    assert.is(res.status, 400, body);
+    assert.is(res.body.error.code, 'invalid_json', body);
+  }
+  const unknown = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body: { name: 'a', colour: 'red' } });
+  assert.is(unknown.status, 400);
+  assert.equal(unknown.body.error, { code: 'invalid_json', message: MESSAGES.invalid_json.pl, details: { unknown_fields: ['colour'] } });
+});
+
+test('bad values are 400 validation_error naming each field and why', async (ctx) => {
+  const res = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body: { name: '', size: -1.5 }, headers: { 'accept-language': 'en' } });
+  assert.is(res.status, 400);
+  assert.is(res.body.error.code, 'validation_error');
+  const fields = new Set((res.body.error.details.fields as { field: string; message: string }[]).map((f) => f.field));
+  assert.equal([...fields].sort(), ['name', 'size']);
+  for (const f of res.body.error.details.fields) assert.ok(f.message.length > 3);
+  const query = await ctx.app.request('GET', '/test/items?limit=0&colour=red', { key: ctx.org.key });
+  assert.is(query.status, 400);
+  assert.is(query.body.error.code, 'validation_error');
+  assert.equal(query.body.error.details.fields.map((f: { field: string }) => f.field).sort(), ['colour', 'limit']);
+});
+
+test('an unexpected failure is 500 internal_error: the cause is logged, never shown', async (ctx) => {
+  const res = await ctx.app.request('POST', '/test/fail', { key: ctx.org.key, headers: { 'x-request-id': 'fail-123' } });
+  assert.is(res.status, 500);
+  assert.equal(res.body, { error: { code: 'internal_error', message: MESSAGES.internal_error.pl } });
+  assert.not.match(JSON.stringify(res.body), /secret|10\.0\.0\.7|stack/);
+  const line = ctx.logged.map((l) => JSON.parse(l)).find((l) => l.requestId === 'fail-123');
+  assert.ok(line, 'no log line for the failure');
+  assert.match(JSON.stringify(line.error), /secret cause: connection to 10\.0\.0\.7 refused/);
+});
+
+test.run();
