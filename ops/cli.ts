@@ -10,6 +10,10 @@ import { orgCommands } from './org.ts';
 import { keyCommands } from './keys.ts';
 import { streamCommands } from './streams.ts';
 import { projectionCommands } from './projections.ts';
+import { contactCommands } from './contacts.ts';
+import { leadCommands } from './leads.ts';
+import { pageCommands } from './pages.ts';
+import { ownerCommands } from './owners.ts';
 import { sourceCommands } from './sources.ts';
 import { targetCommands } from './targets.ts';
 import { flowCommands } from './flows.ts';
@@ -19,6 +23,10 @@ const groups: Record<string, CommandGroup> = {
   key: keyCommands,
   streams: streamCommands,
   projections: projectionCommands,
+  contacts: contactCommands,
+  leads: leadCommands,
+  page: pageCommands,
+  owners: ownerCommands,
   source: sourceCommands,
   target: targetCommands,
   flow: flowCommands,

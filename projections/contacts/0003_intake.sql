@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS lead_fetches (
   organization_id text NOT NULL,
   lead_id text NOT NULL,
   platform_lead_id text NOT NULL,
+  platform_form_id text NOT NULL,
   page_id text NOT NULL,
   attempts integer NOT NULL,
   next_attempt_at timestamptz NOT NULL,

@@ -22,9 +22,9 @@ export const intakeHandlers: Handlers = {
     const d = e.data as LeadData<'LeadReceived'>;
     if (d.fetchStatus !== 'pending') return;
     await tx.query(
-      `INSERT INTO lead_fetches (organization_id, lead_id, platform_lead_id, page_id, attempts, next_attempt_at) VALUES ($1, $2, $3, $4, 0, $5)
-       ON CONFLICT DO NOTHING`,
-      [d.organizationId, d.leadId, d.platformLeadId, d.platformPageId, d.receivedAt],
+      `INSERT INTO lead_fetches (organization_id, lead_id, platform_lead_id, platform_form_id, page_id, attempts, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, 0, $6) ON CONFLICT DO NOTHING`,
+      [d.organizationId, d.leadId, d.platformLeadId, d.platformFormId, d.platformPageId, d.receivedAt],
     );
   },
   LeadFetchRetryScheduled: async (tx, e) => {

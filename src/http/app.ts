@@ -14,6 +14,7 @@ import { registerRoute } from './register.ts';
 import { sendError, toApiError } from './render.ts';
 import type { RouteDef } from './route.ts';
 import { routes as routeTable } from './routes.ts';
+import { mountPlatformWebhook } from '../routes/platformWebhook.ts';
 
 export interface AppState {
   ready: boolean;
@@ -74,6 +75,7 @@ export function createApp(services: Services, state: AppState, extras: AppExtras
   app.get('/healthz', (_req, res) => {
     res.status(state.ready ? 200 : 503).json({ status: state.ready ? 'ok' : 'starting' });
   });
+  mountPlatformWebhook(app, services); // leadgen webhook: outside /v1, raw body, signed by the platform, no key or rate limit
   app.use(authenticateRequest(keys, services));
   app.use(rateLimit(new RateLimiter(services.pool, services.now, extras.rateLimitPerMinute ?? RATE_LIMIT_PER_MINUTE)));
   app.use('/v1', v1Router(services, routes));

@@ -1,4 +1,7 @@
 // Every process manager started by the worker side of the service.
 import type { ProcessManager } from './process.ts';
+import { leadFetchProcess } from './leadFetch.ts';
 
-export const processes: ProcessManager[] = [];
+export const processes: ProcessManager[] = [
+  leadFetchProcess,
+];

@@ -1,0 +1,24 @@
+// `ops page connect`: the page's token is sealed before it is stored in any event.
+import type { EventStore, Position } from '../../src/eventstore/port.ts';
+import { handleCommand } from '../../src/eventstore/handle.ts';
+import { seal } from '../../src/crypto/secretBox.ts';
+import { organizationStream } from '../organization/organization.ts';
+import { ApiError, validationError } from '../shared/errors.ts';
+import { decideConnectPage, pageAggregate, pageStream } from './page.ts';
+
+export async function connectPage(
+  store: EventStore,
+  input: { organizationId: string; pageId: string; token: string },
+  encryptionKey: Buffer,
+  now: Date,
+): Promise<{ pageId: string; position: Position }> {
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(input.pageId)) throw validationError('page', 'a platform page id');
+  if (input.token.trim() === '') throw validationError('token', 'the page access token');
+  const organization = await store.readStream(organizationStream(input.organizationId), { maxCount: 1 });
+  if (organization.length === 0) throw new ApiError('not_found', { organization_id: input.organizationId }, 'unknown organisation');
+  const handled = await handleCommand(store, pageStream(input.pageId), pageAggregate, (state) =>
+    decideConnectPage(state, {
+      organizationId: input.organizationId, pageId: input.pageId, tokenCiphertext: seal(input.token.trim(), encryptionKey), connectedAt: now.toISOString(),
+    }), { organizationId: input.organizationId, actor: 'operator' });
+  return { pageId: input.pageId, position: handled.append!.position };
+}

@@ -1,0 +1,95 @@
+// The platform's leadgen webhook at /platform/webhook (outside /v1, no API key): the GET verification
+// handshake, and POSTs signed with the app secret (X-Hub-Signature-256 over the raw body). A lead it
+// names is recorded at once as pending; the lead-fetch process brings its data.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ApiError } from '../../commands/shared/errors.ts';
+import { recordPendingLead } from '../../commands/lead/intake.ts';
+import { pageOwner } from '../../queries/pages.ts';
+import type { Services } from '../services.ts';
+
+export const PLATFORM_WEBHOOK_PATH = '/platform/webhook';
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Constant-time check of "sha256=<hex>"; false without a configured secret, so nothing unsigned gets in. */
+export function validLeadgenSignature(appSecret: string, raw: Buffer, header: string | undefined): boolean {
+  if (!appSecret || !header) return false;
+  const expected = `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}`;
+  return sameText(expected, header.trim().toLowerCase());
+}
+
+interface LeadgenChange {
+  field?: unknown;
+  value?: { leadgen_id?: unknown; page_id?: unknown; form_id?: unknown; created_time?: unknown };
+}
+
+interface Notice {
+  platformLeadId: string;
+  pageId: string;
+  formId: string;
+  submittedAt: string;
+}
+
+/** The leadgen changes of a notification; anything else in it is ignored. */
+export function leadgenNotices(body: unknown): Notice[] {
+  const entries = (body as { entry?: { id?: unknown; time?: unknown; changes?: LeadgenChange[] }[] })?.entry;
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((entry) => (Array.isArray(entry.changes) ? entry.changes : []).flatMap((change): Notice[] => {
+    const v = change.value;
+    if (change.field !== 'leadgen' || !v || v.leadgen_id === undefined) return [];
+    const created = typeof v.created_time === 'number' ? v.created_time * 1000 : Date.parse(String(v.created_time ?? ''));
+    const time = Number.isFinite(created) ? created : Number(entry.time ?? 0) * 1000;
+    return [{
+      platformLeadId: String(v.leadgen_id), pageId: String(v.page_id ?? entry.id ?? ''), formId: String(v.form_id ?? ''),
+      submittedAt: new Date(Number.isFinite(time) && time > 0 ? time : 0).toISOString(),
+    }];
+  }));
+}
+
+async function receive(services: Services, req: Request, res: Response): Promise<void> {
+  const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (!validLeadgenSignature(services.config.platformAppSecret, raw, req.get('x-hub-signature-256'))) throw new ApiError('unauthorized', undefined, 'bad leadgen signature');
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('invalid_json');
+  }
+  let recorded = 0;
+  for (const notice of leadgenNotices(body)) {
+    const page = await pageOwner(services.pool, notice.pageId);
+    if (!page) {
+      services.log.warn('leadgen notice for a page no organisation connected', { pageId: notice.pageId });
+      continue;
+    }
+    const metadata = { organizationId: page.organization_id, correlationId: res.locals.requestId as string | undefined, actor: 'platform' };
+    await recordPendingLead(services, { organizationId: page.organization_id, platformLeadId: notice.platformLeadId, platformFormId: notice.formId, platformPageId: notice.pageId, submittedAt: notice.submittedAt }, metadata);
+    recorded++;
+  }
+  res.status(200).json({ received: recorded });
+}
+
+function verify(services: Services, req: Request, res: Response): void {
+  const q = req.query as Record<string, string | undefined>;
+  const token = services.config.platformVerifyToken;
+  if (q['hub.mode'] !== 'subscribe' || !token || !sameText(String(q['hub.verify_token'] ?? ''), token)) throw new ApiError('unauthorized', undefined, 'bad verify token');
+  res.status(200).type('text/plain').send(String(q['hub.challenge'] ?? ''));
+}
+
+/** Mounted by the app before its 404 handler; errors go to the app's JSON error handler. */
+export function mountPlatformWebhook(app: express.Express, services: Services): void {
+  const wrap = (handler: (req: Request, res: Response) => Promise<void> | void) => async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      await handler(req, res);
+    } catch (error) {
+      next(error);
+    }
+  };
+  app.get(PLATFORM_WEBHOOK_PATH, wrap((req, res) => verify(services, req, res)));
+  app.post(PLATFORM_WEBHOOK_PATH, express.raw({ type: () => true, limit: '1mb' }), wrap((req, res) => receive(services, req, res)));
+}
