@@ -1,13 +1,16 @@
 // One pagination for every list: limit/order/updated_since, keyset queries on (updated_at, id), and
 // opaque cursors signed with the service's key and bound to the list, its filters, its order and the
 // organisation, so a cursor from anywhere else is refused as invalid_cursor.
+// Positions compare at the precision the cursor carries (milliseconds, ISO 8601): lists page over
+// updated_at values written from event times (milliseconds), never from now() (microseconds).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../commands/shared/errors.ts';
 
 export const listParams = {
   limit: z.coerce.number().int().min(1).max(100).default(25).describe('Page size, 1-100'),
-  cursor: z.string().min(1).max(512).optional().describe('next_cursor of the previous page of the same list'),
+  // Any string: whatever is not a cursor of this list is invalid_cursor, not validation_error.
+  cursor: z.string().optional().describe('next_cursor of the previous page of the same list'),
   order: z.enum(['asc', 'desc']).default('desc').describe('Sort by updated_at then id'),
   updated_since: z.iso.datetime({ offset: true }).optional().describe('Only records changed at or after this time'),
 };
@@ -37,6 +40,8 @@ interface CursorBody {
   i: string;
 }
 
+const MAX_CURSOR = 1024;
+
 function sign(key: Buffer, text: string): Buffer {
   return createHmac('sha256', key).update(text).digest().subarray(0, 16);
 }
@@ -52,13 +57,14 @@ export function openPage(
     .sort(([a], [b]) => a.localeCompare(b));
   const binding = createHmac('sha256', key).update(JSON.stringify([scope.list, scope.organizationId, filters])).digest('base64url').slice(0, 16);
   const page: Page = { limit: query.limit, order: query.order, updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : null, after: null, binding };
-  if (query.cursor) page.after = readCursor(query.cursor, binding, key);
+  if (query.cursor !== undefined) page.after = readCursor(query.cursor, binding, key);
   return page;
 }
 
 function readCursor(cursor: string, binding: string, key: Buffer): { updatedAt: string; id: string } {
-  const [payload, mac] = cursor.split('.');
-  if (!payload || !mac) throw new ApiError('invalid_cursor');
+  const parts = cursor.length <= MAX_CURSOR ? cursor.split('.') : [];
+  const [payload, mac] = parts;
+  if (parts.length !== 2 || !payload || !mac) throw new ApiError('invalid_cursor');
   const expected = sign(key, payload);
   const given = Buffer.from(mac, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('invalid_cursor');

@@ -92,7 +92,7 @@ export function testRoutes(probe: Probe & { enter(): void; released: Promise<voi
       params: z.object({ id: z.string() }), body: z.object({ name: z.string() }).strict(),
       success: { status: 204, schema: null, description: 'Renamed' }, errors: ['not_found'],
       handler: async ({ params, body, caller, services }) => {
-        const { rowCount } = await services.pool.query('UPDATE test_items SET name = $3, updated_at = now() WHERE organization_id = $1 AND id = $2', [caller.organizationId, params.id, body.name]);
+        const { rowCount } = await services.pool.query("UPDATE test_items SET name = $3, updated_at = date_trunc('milliseconds', now()) WHERE organization_id = $1 AND id = $2", [caller.organizationId, params.id, body.name]);
         if (!rowCount) throw notFound('item');
         return { status: 204 };
       },

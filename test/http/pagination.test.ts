@@ -1,0 +1,124 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { startApp, type ExtraApp } from './support/app.ts';
+import { createItemsTable, newProbe, testRoutes } from './support/routes.ts';
+
+interface Ctx { server: TestServer; app: ExtraApp; org: TestOrg; other: TestOrg; ids: string[] }
+const test = suite<Ctx>('Pagination: keyset pages with signed cursors bound to their list');
+
+const BASE = Date.parse('2026-03-01T10:00:00.000Z');
+
+async function seed(ctx: Ctx, org: TestOrg, count: number, prefix: string): Promise<{ id: string; name: string; at: string }[]> {
+  const items = Array.from({ length: count }, (_, i) => ({
+    id: `${prefix}-${String(i).padStart(2, '0')}`,
+    name: i % 2 ? 'red' : 'blue',
+    // Pairs share a time, so the id decides their order.
+    at: new Date(BASE + Math.floor(i / 2) * 1000 + 7).toISOString(),
+  }));
+  for (const item of items) {
+    await ctx.server.services.pool.query('INSERT INTO test_items (organization_id, id, name, updated_at) VALUES ($1, $2, $3, $4)', [org.organizationId, item.id, item.name, item.at]);
+  }
+  return items;
+}
+
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  await createItemsTable(ctx.server.services.pool);
+  ctx.app = await startApp(ctx.server.services, { extraRoutes: testRoutes(newProbe()) });
+  ctx.org = await ctx.server.newOrganization();
+  ctx.other = await ctx.server.newOrganization();
+  ctx.ids = (await seed(ctx, ctx.org, 7, 'a')).map((i) => i.id);
+  await seed(ctx, ctx.other, 3, 'b');
+});
+test.after(async (ctx) => { await ctx.app.stop(); await ctx.server.stop(); });
+
+async function pageAll(ctx: Ctx, query: string): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const sep = query ? '&' : '';
+    const res: { status: number; body: any } = await ctx.app.request('GET', `/test/items?${query}${cursor ? `${sep}cursor=${encodeURIComponent(cursor)}` : ''}`, { key: ctx.org.key });
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    assert.equal(Object.keys(res.body).sort(), ['data', 'has_more', 'next_cursor']);
+    assert.is(res.body.has_more, res.body.next_cursor !== null);
+    ids.push(...res.body.data.map((i: { id: string }) => i.id));
+    cursor = res.body.next_cursor;
+    pages++;
+  } while (cursor);
+  return { ids, pages };
+}
+
+test('pages through a list newest first by default and oldest first with order=asc, ties broken by id', async (ctx) => {
+  const desc = await pageAll(ctx, 'limit=3');
+  assert.equal(desc.ids, [...ctx.ids].reverse());
+  assert.is(desc.pages, 3);
+  const asc = await pageAll(ctx, 'limit=2&order=asc');
+  assert.equal(asc.ids, ctx.ids);
+  assert.is(asc.pages, 4);
+});
+
+test('filters and updated_since (inclusive) narrow the list; other organisations never appear', async (ctx) => {
+  assert.equal((await pageAll(ctx, 'limit=2&name=red')).ids, ['a-05', 'a-03', 'a-01']);
+  const since = new Date(BASE + 2000 + 7).toISOString();
+  assert.equal((await pageAll(ctx, `limit=2&order=asc&updated_since=${since}`)).ids, ['a-04', 'a-05', 'a-06']);
+});
+
+test('limit is 1-100 with a default of 25', async (ctx) => {
+  const many = await ctx.server.newOrganization();
+  await seed(ctx, many, 27, 'm');
+  const first = await ctx.app.request('GET', '/test/items', { key: many.key });
+  assert.is(first.body.data.length, 25);
+  assert.is(first.body.has_more, true);
+  assert.is((await ctx.app.request('GET', '/test/items?limit=100', { key: many.key })).body.data.length, 27);
+  for (const bad of ['0', '101', 'ten', '2.5']) {
+    const res = await ctx.app.request('GET', `/test/items?limit=${bad}`, { key: many.key });
+    assert.is(res.status, 400, bad);
+    assert.is(res.body.error.code, 'validation_error');
+    assert.is(res.body.error.details.fields[0].field, 'limit');
+  }
+});
+
+test('a cursor from another list, filter, order, organisation, or an altered one is 400 invalid_cursor', async (ctx) => {
+  const first = await ctx.app.request('GET', '/test/items?limit=2&name=red', { key: ctx.org.key });
+  const cursor: string = first.body.next_cursor;
+  const ok = await ctx.app.request('GET', `/test/items?limit=1&name=red&cursor=${cursor}`, { key: ctx.org.key });
+  assert.is(ok.status, 200, 'a different page size is the same list');
+  const [payload, mac] = cursor.split('.');
+  const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+  const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), i: 'a-00' })).toString('base64url');
+  const attempts: [string, string, string][] = [
+    ['another list', '/test/others?limit=2&name=red', ctx.org.key],
+    ['another filter', '/test/items?limit=2&name=blue', ctx.org.key],
+    ['no filter', '/test/items?limit=2', ctx.org.key],
+    ['another order', '/test/items?limit=2&name=red&order=asc', ctx.org.key],
+    ['another updated_since', '/test/items?limit=2&name=red&updated_since=2020-01-01T00:00:00Z', ctx.org.key],
+    ['another organisation', '/test/items?limit=2&name=red', ctx.other.key],
+  ];
+  for (const [why, path, key] of attempts) {
+    const res = await ctx.app.request('GET', `${path}&cursor=${cursor}`, { key });
+    assert.is(res.status, 400, why);
+    assert.is(res.body.error.code, 'invalid_cursor', why);
+  }
+  for (const bad of [flip(payload, 5) + '.' + mac, payload + '.' + flip(mac, 3), `${forged}.${mac}`, `${cursor}.x`, 'garbage', '', 'x'.repeat(3000)]) {
+    const res = await ctx.app.request('GET', `/test/items?limit=2&name=red&cursor=${encodeURIComponent(bad)}`, { key: ctx.org.key });
+    assert.is(res.status, 400, bad.slice(0, 40));
+    assert.is(res.body.error.code, 'invalid_cursor', bad.slice(0, 40));
+  }
+});
+
+test('pages are keyset pages: a row changed between two pages does not shift the next page', async (ctx) => {
+  const org = await ctx.server.newOrganization();
+  const items = await seed(ctx, org, 6, 'k');
+  const first = await ctx.app.request('GET', '/test/items?limit=3', { key: org.key });
+  assert.equal(first.body.data.map((i: { id: string }) => i.id), ['k-05', 'k-04', 'k-03']);
+  // The newest row moves to the top again and a new row arrives: with OFFSET, page 2 would repeat k-03.
+  await ctx.server.services.pool.query('INSERT INTO test_items (organization_id, id, name, updated_at) VALUES ($1, $2, $3, $4)', [org.organizationId, 'k-99', 'red', new Date(BASE + 60_000).toISOString()]);
+  const second = await ctx.app.request('GET', `/test/items?limit=3&cursor=${first.body.next_cursor}`, { key: org.key });
+  assert.equal(second.body.data.map((i: { id: string }) => i.id), ['k-02', 'k-01', 'k-00']);
+  assert.equal(second.body, { data: second.body.data, next_cursor: null, has_more: false });
+  assert.is(second.body.data[2].updated_at, items[0].at);
+});
+
+test.run();
