@@ -78,7 +78,7 @@ const perSecond = (events: number, started: number) => events / ((performance.no
 async function catchUp(db: BenchDatabase, store: PostgresEventStore, total: number, name: string): Promise<number> {
   const noop: Projector = { name, tables: [], migrations: [], handles: ['ContactTouched'], apply: async () => {} };
   const waiter = new CheckpointWaiter(db.pool, null);
-  const engine = new ProjectionEngine(db.pool, store, [noop], createLogger('silent'), waiter, { batchSize: 1000 });
+  const engine = new ProjectionEngine(db.pool, store, [noop], createLogger('silent'), waiter);
   const head = await store.headPosition();
   const started = performance.now();
   engine.start();

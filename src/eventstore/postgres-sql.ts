@@ -49,10 +49,12 @@ const RETURNING = 'RETURNING transaction_id::text AS tx, global_position, stream
 // Several events: $1 stream, $2 count, $3 ids, $4 types, $5 metadata, $6 data, $7 expected revision.
 const APPEND_MANY = (kind: ClaimKind) => ({
   name: `es_append_${kind}`,
-  text: `WITH claimed AS (${claimSql(kind, '$2::bigint', '$7::bigint')})
-     INSERT INTO es_events (event_id, stream_id, stream_revision, event_type, data, metadata)
-     SELECT e.id, $1, claimed.revision - $2 + e.ord, e.type, e.data, $5::jsonb
-     FROM claimed, unnest($3::text[], $4::text[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, ord) ${RETURNING}`,
+  text: `WITH claimed AS (${claimSql(kind, '$2::bigint', '$7::bigint')}),
+     written AS (
+       INSERT INTO es_events (event_id, stream_id, stream_revision, event_type, data, metadata)
+       SELECT e.id, $1, claimed.revision - $2 + e.ord, e.type, e.data, $5::jsonb
+       FROM claimed, unnest($3::text[], $4::text[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, ord) ${RETURNING})
+     SELECT * FROM written ORDER BY stream_revision DESC LIMIT 1`,
 });
 
 // One event (most commands): $1 stream, $2 id, $3 type, $4 metadata, $5 data, $6 expected revision.

@@ -3,14 +3,14 @@
 import type { Client } from '../db/pool.ts';
 import { comparePositions, positionToJson, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
-import { lockKeys, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
+import { readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 
 /** Apply a batch; returns the last event it covered, or null when the checkpoint was already past it. */
 export async function applyBatch(client: Client, projector: Projector, events: RecordedEvent[]): Promise<RecordedEvent | null> {
   await client.query('BEGIN');
   try {
-    // The apply lock makes a rebuild's swap wait for the batch in flight (and the batch for the swap).
-    await client.query('SELECT pg_advisory_xact_lock($1)', [lockKeys(projector.name).apply]);
+    // Locking the checkpoint row makes a rebuild's swap wait for the batch in flight, and the batch
+    // wait for the swap (it then reads the rebuild's checkpoint).
     const checkpoint = await readCheckpoint(client, projector.name, true);
     // Another instance or a rebuild may already have covered part of this batch: never apply twice.
     const fresh = events.filter((e) => comparePositions(e.position, checkpoint) > 0);

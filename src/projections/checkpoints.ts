@@ -13,7 +13,10 @@ export interface ProjectionStatus {
   updatedAt: string;
 }
 
-/** Lock keys: the leader lock (one running instance) and the apply lock (one writer per batch). */
+/**
+ * Advisory lock keys: the leader lock (one running instance per projector). `apply` is kept for
+ * callers of older versions; batches and rebuilds now serialise on the checkpoint row itself.
+ */
 export function lockKeys(name: string): { leader: number; apply: number } {
   let hash = 0;
   for (const ch of name) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) | 0;
@@ -33,16 +36,19 @@ export async function readCheckpoint(db: Queryable, name: string, forUpdate = fa
   return rows.length ? { commit: BigInt(rows[0].commit_position), prepare: BigInt(rows[0].prepare_position) } : START;
 }
 
+/** Move the checkpoint and NOTIFY it (delivered at commit), in one round trip. */
 export async function writeCheckpoint(db: Queryable, name: string, position: Position, applied: number): Promise<void> {
+  // Waiters in every process learn the new position from the NOTIFY, sent only if the write commits.
   await db.query(
-    `INSERT INTO projection_checkpoints (name, commit_position, prepare_position, status, error, events_applied, updated_at)
-     VALUES ($1, $2, $3, 'running', '', $4, now())
-     ON CONFLICT (name) DO UPDATE SET commit_position = $2, prepare_position = $3, status = 'running', error = '',
-       events_applied = projection_checkpoints.events_applied + $4, updated_at = now()`,
-    [name, position.commit.toString(), position.prepare.toString(), applied],
+    `WITH written AS (
+       INSERT INTO projection_checkpoints (name, commit_position, prepare_position, status, error, events_applied, updated_at)
+       VALUES ($1, $2, $3, 'running', '', $4, now())
+       ON CONFLICT (name) DO UPDATE SET commit_position = $2, prepare_position = $3, status = 'running', error = '',
+         events_applied = projection_checkpoints.events_applied + $4, updated_at = now()
+       RETURNING name)
+     SELECT pg_notify($5, $6) FROM written`,
+    [name, position.commit.toString(), position.prepare.toString(), applied, CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`],
   );
-  // Delivered at commit: waiters in every process learn the new position.
-  await db.query('SELECT pg_notify($1, $2)', [CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`]);
 }
 
 export async function markStatus(db: Queryable, name: string, status: ProjectionStatus['status'], error = ''): Promise<void> {

@@ -19,7 +19,7 @@ export interface EngineOptions {
   failedRetryMs?: number;
 }
 
-const DEFAULTS: Required<EngineOptions> = { batchSize: 1000, standbyRetryMs: 2000, failedRetryMs: 30_000 };
+const DEFAULTS: Required<EngineOptions> = { batchSize: 2000, standbyRetryMs: 2000, failedRetryMs: 30_000 };
 
 class ProjectorRunner {
   private stopped = false;

@@ -4,7 +4,7 @@
 import type { Client, Pool } from '../db/pool.ts';
 import { START, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
-import { lockKeys, writeCheckpoint } from './checkpoints.ts';
+import { ensureCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 
 export interface ReplayProgress {
   (applied: number, total: number): void;
@@ -18,18 +18,6 @@ interface Replayed {
   seen: number;
   /** Events the projector handled (what events_applied shows after the swap). */
   handled: number;
-}
-
-/** Create the projector's tables in `schema` (left on the session's search_path) and replay the store into them. */
-export async function replayInto(
-  client: Client,
-  store: EventStore,
-  projector: Projector,
-  schema: string,
-  options: { onProgress?: ReplayProgress; total?: number } = {},
-): Promise<Position> {
-  await createSideTables(client, projector, schema);
-  return (await replayFrom(client, store, projector, START, options)).position;
 }
 
 async function createSideTables(client: Client, projector: Projector, schema: string): Promise<void> {
@@ -103,8 +91,9 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
     // A second pass picks up what arrived during the first, so the locked pass below stays short.
     const second = await replayFrom(client, store, projector, first.position, { onProgress, total, seen: first.seen });
     await client.query('BEGIN');
-    // Wait for the live batch in flight; from here the live runner waits for the swap.
-    await client.query('SELECT pg_advisory_xact_lock($1)', [lockKeys(projector.name).apply]);
+    // Lock the checkpoint row: wait for the live batch in flight; from here the live runner waits.
+    await ensureCheckpoint(client, projector.name);
+    await readCheckpoint(client, projector.name, true);
     const last = await catchUpInTransaction(client, store, projector, second.position);
     await swapIn(client, projector, schema);
     await client.query('UPDATE projection_checkpoints SET events_applied = 0 WHERE name = $1', [projector.name]);
@@ -119,21 +108,6 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
     // The session's search_path was changed: do not hand this connection to anyone else.
     client.release(true);
   }
-}
-
-/** Rebuild several projectors one after the other; progress is reported per projector. */
-export async function rebuildProjectors(
-  pool: Pool,
-  store: EventStore,
-  projectors: readonly Projector[],
-  onProgress?: (name: string, applied: number, total: number) => void,
-): Promise<{ name: string; position: Position }[]> {
-  const done = [];
-  for (const p of projectors) {
-    const position = await rebuildProjector(pool, store, p, onProgress && ((applied, total) => onProgress(p.name, applied, total)));
-    done.push({ name: p.name, position });
-  }
-  return done;
 }
 
 async function swapIn(client: Client, projector: Projector, schema: string): Promise<void> {
