@@ -75,6 +75,8 @@ export async function targetTokens(db: Queryable, organizationId: string, target
 
 export interface Routing {
   source: { kind: SourceRow['kind']; paused: boolean } | null;
+  /** The organisation's default phone country code (national numbers get it). */
+  phoneCountryCode: string;
   /** Active flows of the source for the trigger, with their targets. */
   routes: { flowId: string; targetId: string; datasetId: string; eventName: string; mode: 'test' | 'live'; testCode: string | null }[];
 }
@@ -83,9 +85,9 @@ export interface Routing {
 export async function routingFor(db: Queryable, organizationId: string, sourceId: string, trigger: { kind: string; value: string }): Promise<Routing> {
   const { rows } = await db.query<{
     kind: SourceRow['kind']; paused: boolean; flow_id: string | null; target_id: string | null; dataset_id: string | null;
-    event_name: string | null; mode: 'test' | 'live' | null; test_code: string | null;
+    event_name: string | null; mode: 'test' | 'live' | null; test_code: string | null; phone_country_code: string | null;
   }>(
-    `SELECT s.kind, s.paused, f.id AS flow_id, t.id AS target_id, t.dataset_id, f.event_name, t.mode, t.test_code
+    `SELECT s.kind, s.paused, (SELECT o.phone_country_code FROM organizations o WHERE o.id = s.organization_id) AS phone_country_code, f.id AS flow_id, t.id AS target_id, t.dataset_id, f.event_name, t.mode, t.test_code
      FROM sources s
      LEFT JOIN flows f ON f.organization_id = s.organization_id AND f.source_id = s.id AND f.active
        AND f.trigger_kind = $3 AND f.trigger_value = $4
@@ -94,9 +96,9 @@ export async function routingFor(db: Queryable, organizationId: string, sourceId
      ORDER BY f.created_at, f.id`,
     [organizationId, sourceId, trigger.kind, trigger.value],
   );
-  if (rows.length === 0) return { source: null, routes: [] };
+  if (rows.length === 0) return { source: null, phoneCountryCode: '48', routes: [] };
   const routes = rows
     .filter((r) => r.flow_id !== null && r.target_id !== null)
     .map((r) => ({ flowId: r.flow_id!, targetId: r.target_id!, datasetId: r.dataset_id!, eventName: r.event_name!, mode: r.mode!, testCode: r.test_code }));
-  return { source: { kind: rows[0].kind, paused: rows[0].paused }, routes };
+  return { source: { kind: rows[0].kind, paused: rows[0].paused }, phoneCountryCode: rows[0].phone_country_code ?? '48', routes };
 }

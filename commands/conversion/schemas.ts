@@ -1,0 +1,67 @@
+// HTTP shapes of conversions: the POST /events body and answer, the Event and Delivery resources.
+import { z } from 'zod';
+
+const opt = (max: number, what: string) => z.string().max(max).optional().describe(what);
+
+export const PostEventBody = z.object({
+  source: z.string().min(1).max(64).describe('Id of a spreadsheet or shop source of the organisation'),
+  external_id: z.string().min(1).max(128).describe("The caller's record id"),
+  status: z.string().min(1).max(80).describe("The caller's status, mapped to a platform event by the source's active flows"),
+  consent: z.boolean().refine((v) => v === true, 'must be true (legal basis confirmed)').describe('Must be true'),
+  event_time: z.union([z.number().int().min(0), z.iso.datetime({ offset: true })]).optional()
+    .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
+  event_id: z.string().min(1).max(128).optional().describe('Deduplication id; default derived from source, external_id and status'),
+  email: opt(254, 'Trimmed, lower-cased and SHA-256 hashed before storage'),
+  phone: opt(32, 'E.164 (or a national number of the organisation\'s country); digits with country code, SHA-256 hashed'),
+  lead_id: opt(32, 'Platform lead id, when the conversion closes a platform lead'),
+  user_id: opt(128, "Caller's customer id; trimmed, lower-cased, SHA-256 hashed and sent as external_id"),
+  fbp: opt(500, 'Browser cookie value (_fbp)'),
+  fbc: opt(500, 'Click cookie value (_fbc)'),
+  event_source_url: opt(2000, 'Page URL of the conversion'),
+  tracking_id: opt(128, 'Collector tracking id (shop platform)'),
+  client_ip_address: opt(45, 'Customer IP address'),
+  client_user_agent: opt(1000, 'Customer browser user agent'),
+  value: z.number().min(0).optional().describe('Conversion value; required for Purchase'),
+  currency: z.string().optional().describe('ISO 4217; required with value'),
+  content_ids: z.array(z.string().min(1).max(128)).max(100).optional().describe('Product ids'),
+}).strict().meta({ id: 'PostEventBody' });
+
+export const EventAccepted = z.object({
+  event_id: z.string().describe('Service event id'),
+  deliveries_created: z.number().int().describe('New deliveries queued, one per dataset of the active flows'),
+  duplicates: z.number().int().describe('Deliveries skipped: one for the same dataset, event name and platform event id exists'),
+  sending_enabled: z.boolean().describe('False when this server only queues (PLATFORM_SENDING=off)'),
+}).meta({ id: 'EventAccepted' });
+
+export const Delivery = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  target_id: z.string(),
+  dataset_id: z.string(),
+  event_name: z.string(),
+  platform_event_id: z.string(),
+  mode: z.enum(['test', 'live']),
+  status: z.enum(['pending', 'sending', 'retry', 'accepted', 'failed', 'cancelled']),
+  attempts: z.number().int(),
+  last_error: z.string(),
+  accepted_at: z.string().nullable(),
+  next_attempt_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}).meta({ id: 'Delivery' });
+
+export const Event = z.object({
+  id: z.string(),
+  source_id: z.string(),
+  external_id: z.string(),
+  status: z.string(),
+  platform_event_id: z.string(),
+  event_time: z.string().nullable(),
+  value: z.number().nullable(),
+  currency: z.string(),
+  deliveries: z.array(Delivery),
+  created_at: z.string(),
+  updated_at: z.string(),
+}).meta({ id: 'Event' });
+
+export const DELIVERY_STATUSES = ['pending', 'sending', 'retry', 'accepted', 'failed', 'cancelled'] as const;

@@ -1,0 +1,109 @@
+// The rules every conversion obeys, whoever sends it (POST /events, lead stage changes, sheet syncs).
+// Pure: the clock comes in as `now`; hashing happens in the handler right after.
+import { isIP } from 'node:net';
+import { validationError } from '../shared/errors.ts';
+import type { Trigger } from './conversion.ts';
+
+export interface ConversionInput {
+  organizationId: string;
+  sourceId: string;
+  trigger: Trigger;
+  externalId: string;
+  /** ISO 8601; absent means now. */
+  eventTime?: string;
+  eventId?: string;
+  email?: string;
+  phone?: string;
+  leadId?: string;
+  userId?: string;
+  fbp?: string;
+  fbc?: string;
+  eventSourceUrl?: string;
+  trackingId?: string;
+  clientIpAddress?: string;
+  clientUserAgent?: string;
+  value?: number;
+  currency?: string;
+  contentIds?: string[];
+}
+
+export const MAX_AGE_MS = 7 * 86_400_000;
+/** Senders' clocks drift; an event this far in the future is still taken as "now". */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** The input with strings trimmed, empty optional fields dropped, and each rule checked. */
+export type CheckedInput = Omit<ConversionInput, 'eventTime'> & { eventTime: string | null };
+
+function text(field: string, value: string | undefined, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed.length > max) throw validationError(field, `at most ${max} characters`);
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function checkEventTime(raw: string | undefined, now: Date): string | null {
+  if (raw === undefined) return null;
+  const at = Date.parse(raw);
+  if (Number.isNaN(at)) throw validationError('event_time', 'Unix seconds or an ISO 8601 time');
+  if (at < now.getTime() - MAX_AGE_MS) throw validationError('event_time', 'at most 7 days old');
+  if (at > now.getTime() + CLOCK_SKEW_MS) throw validationError('event_time', 'not in the future');
+  return new Date(at).toISOString();
+}
+
+function checkValue(value: number | undefined, currency: string | undefined): { value?: number; currency?: string } {
+  if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > 1e12)) throw validationError('value', 'a number from 0 to 10^12');
+  if (currency !== undefined) {
+    const code = currency.toUpperCase();
+    if (!CURRENCIES.has(code)) throw validationError('currency', 'an ISO 4217 code such as PLN or EUR');
+    if (value === undefined) throw validationError('value', 'required with currency');
+    return { value, currency: code };
+  }
+  if (value !== undefined) throw validationError('currency', 'required with value');
+  return {};
+}
+
+function checkIdentifiers(c: CheckedInput): void {
+  if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email) && !/^[0-9a-f]{64}$/i.test(c.email)) throw validationError('email', 'an e-mail address');
+  if (c.leadId !== undefined && !/^\d{1,32}$/.test(c.leadId)) throw validationError('lead_id', 'the numeric platform lead id');
+  if (c.clientIpAddress !== undefined && isIP(c.clientIpAddress) === 0) throw validationError('client_ip_address', 'an IPv4 or IPv6 address');
+  if (c.eventSourceUrl !== undefined && !/^https?:\/\/\S+$/.test(c.eventSourceUrl)) throw validationError('event_source_url', 'an http(s) URL');
+  if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || id.length > 128))) {
+    throw validationError('content_ids', 'at most 100 ids of 1-128 characters');
+  }
+  // The platform refuses an event it cannot match to anyone, so it is refused here, where the sender can fix it.
+  if ([c.email, c.phone, c.userId, c.leadId, c.fbp, c.fbc, c.clientIpAddress, c.clientUserAgent].every((v) => v === undefined)) {
+    throw validationError('email', 'give at least one of email, phone, user_id, lead_id, fbp, fbc, client_ip_address, client_user_agent');
+  }
+}
+
+export function checkConversion(input: ConversionInput, now: Date): CheckedInput {
+  const triggerValue = input.trigger.kind === 'status' ? input.trigger.status : input.trigger.stage;
+  const externalId = text('external_id', input.externalId, 128);
+  if (externalId === undefined) throw validationError('external_id', '1-128 characters');
+  const status = text('status', triggerValue, 80);
+  if (status === undefined) throw validationError('status', '1-80 characters');
+  const checked: CheckedInput = {
+    organizationId: input.organizationId,
+    sourceId: input.sourceId,
+    trigger: input.trigger.kind === 'status' ? { kind: 'status', status } : { kind: 'stage', stage: status },
+    externalId,
+    eventTime: checkEventTime(input.eventTime, now),
+    eventId: text('event_id', input.eventId, 128),
+    email: text('email', input.email, 254),
+    phone: text('phone', input.phone, 32),
+    leadId: text('lead_id', input.leadId, 32),
+    userId: text('user_id', input.userId, 128),
+    fbp: text('fbp', input.fbp, 500),
+    fbc: text('fbc', input.fbc, 500),
+    eventSourceUrl: text('event_source_url', input.eventSourceUrl, 2000),
+    trackingId: text('tracking_id', input.trackingId, 128),
+    clientIpAddress: text('client_ip_address', input.clientIpAddress, 45),
+    clientUserAgent: text('client_user_agent', input.clientUserAgent, 1000),
+    contentIds: input.contentIds?.map((id) => id.trim()),
+    ...checkValue(input.value, text('currency', input.currency, 3)),
+  };
+  checkIdentifiers(checked);
+  return checked;
+}

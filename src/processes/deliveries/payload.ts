@@ -1,0 +1,31 @@
+// A queued delivery as the platform's server event (docs/conversions.md has the field-by-field mapping).
+import type { ServerEvent, ServerUserData } from '../../platform/conversions.ts';
+import type { QueuedDelivery } from './queue-sql.ts';
+
+export function toServerEvent(d: QueuedDelivery): ServerEvent {
+  const p = d.payload;
+  const u = p.userData;
+  const user: ServerUserData = {};
+  if (u.em) user.em = [u.em];
+  if (u.ph) user.ph = [u.ph];
+  if (u.externalId) user.external_id = [u.externalId];
+  if (u.fbp) user.fbp = u.fbp;
+  if (u.fbc) user.fbc = u.fbc;
+  if (u.clientIpAddress) user.client_ip_address = u.clientIpAddress;
+  if (u.clientUserAgent) user.client_user_agent = u.clientUserAgent;
+  if (u.leadId) user.lead_id = u.leadId;
+  const event: ServerEvent = {
+    event_name: d.event_name,
+    event_time: Math.floor(Date.parse(p.eventTime) / 1000),
+    event_id: d.platform_event_id,
+    action_source: p.actionSource,
+    user_data: user,
+  };
+  if (p.eventSourceUrl) event.event_source_url = p.eventSourceUrl;
+  const custom: NonNullable<ServerEvent['custom_data']> = {};
+  if (p.value !== null) custom.value = p.value;
+  if (p.currency !== null) custom.currency = p.currency;
+  if (p.contentIds?.length) custom.content_ids = p.contentIds;
+  if (Object.keys(custom).length) event.custom_data = custom;
+  return event;
+}

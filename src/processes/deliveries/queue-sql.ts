@@ -1,0 +1,83 @@
+// The SQL of the delivery work table: claim a dataset's due deliveries under a lease, then settle them.
+import type { Queryable } from '../../db/pool.ts';
+import type { QueuedPayload } from '../../../projections/delivery_queue/projector.ts';
+
+export interface QueuedDelivery {
+  id: string;
+  organization_id: string;
+  event_id: string;
+  target_id: string;
+  dataset_id: string;
+  event_name: string;
+  platform_event_id: string;
+  test_event_code: string | null;
+  event_time: Date;
+  payload: QueuedPayload;
+  /** Attempts started before this claim. */
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` due deliveries of one target (the one whose delivery is due longest), so a batch
+ * goes to one dataset with one token. Rows another worker holds (row lock or unexpired lease) are skipped.
+ */
+export async function claimBatch(db: Queryable, claim: { token: string; now: Date; until: Date; limit: number }): Promise<QueuedDelivery[]> {
+  const { rows } = await db.query<QueuedDelivery>(
+    `WITH pick AS (
+       SELECT organization_id, target_id FROM delivery_queue
+       WHERE due_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
+       ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED
+     ), batch AS (
+       SELECT q.id FROM delivery_queue q JOIN pick ON q.organization_id = pick.organization_id AND q.target_id = pick.target_id
+       WHERE q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
+       ORDER BY q.due_at LIMIT $4 FOR UPDATE OF q SKIP LOCKED
+     )
+     UPDATE delivery_queue q SET claim_token = $2, claimed_until = $3 FROM batch WHERE q.id = batch.id
+     RETURNING q.id, q.organization_id, q.event_id, q.target_id, q.dataset_id, q.event_name, q.platform_event_id,
+       q.test_event_code, q.event_time, q.payload, q.attempts`,
+    [claim.now, claim.token, claim.until, claim.limit],
+  );
+  return rows;
+}
+
+/** The attempt has started: it counts even if this worker never learns how it ended. */
+export async function markAttempted(db: Queryable, organizationId: string, token: string, ids: string[]): Promise<void> {
+  await db.query(
+    'UPDATE delivery_queue SET attempts = attempts + 1 WHERE organization_id = $1 AND claim_token = $2 AND id = ANY($3)',
+    [organizationId, token, ids],
+  );
+}
+
+export interface Settlement {
+  done: string[];
+  retries: { id: string; attempts: number; dueAt: string }[];
+  /** Claimed but not sent (the lease ran short): due again at once. */
+  released: string[];
+}
+
+/** Applies a claim's outcomes; only rows still held under this claim token change. */
+export async function settleBatch(db: Queryable, organizationId: string, token: string, s: Settlement): Promise<void> {
+  if (s.done.length) {
+    await db.query('DELETE FROM delivery_queue WHERE organization_id = $1 AND claim_token = $2 AND id = ANY($3)', [organizationId, token, s.done]);
+  }
+  if (s.retries.length) {
+    await db.query(
+      `UPDATE delivery_queue q SET attempts = r.attempts, due_at = r.due, claimed_until = NULL, claim_token = NULL
+       FROM unnest($3::text[], $4::int[], $5::timestamptz[]) AS r(id, attempts, due)
+       WHERE q.organization_id = $1 AND q.claim_token = $2 AND q.id = r.id`,
+      [organizationId, token, s.retries.map((r) => r.id), s.retries.map((r) => r.attempts), s.retries.map((r) => r.dueAt)],
+    );
+  }
+  if (s.released.length) {
+    await db.query(
+      'UPDATE delivery_queue SET claimed_until = NULL, claim_token = NULL WHERE organization_id = $1 AND claim_token = $2 AND id = ANY($3)',
+      [organizationId, token, s.released],
+    );
+  }
+}
+
+/** An organisation's deliveries still waiting, due or not, claimed or not. */
+export async function queueDepth(db: Queryable, organizationId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM delivery_queue WHERE organization_id = $1', [organizationId]);
+  return Number(rows[0].n);
+}
