@@ -17,6 +17,8 @@ import { ownerCommands } from './owners.ts';
 import { sourceCommands } from './sources.ts';
 import { targetCommands } from './targets.ts';
 import { flowCommands } from './flows.ts';
+import { jobCommands } from './jobs.ts';
+import { adAccountCommands } from './adaccounts.ts';
 
 const groups: Record<string, CommandGroup> = {
   org: orgCommands,
@@ -30,6 +32,8 @@ const groups: Record<string, CommandGroup> = {
   source: sourceCommands,
   target: targetCommands,
   flow: flowCommands,
+  jobs: jobCommands,
+  adaccount: adAccountCommands,
 };
 
 function usage(): string {

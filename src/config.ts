@@ -22,6 +22,24 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Run the workers (projectors, process managers) in this process. */
   workers: boolean;
+  /** Background jobs and their schedules (docs/jobs.md). */
+  jobs: JobsConfig;
+}
+
+export interface JobsConfig {
+  concurrency: number;
+  leaseMs: number;
+  retrySchedule: number[];
+  maxAttempts: number;
+  pollMs: number;
+  progressEveryMs: number;
+  schedulerTickMs: number;
+  spendEveryMs: number;
+  leadsEveryMs: number;
+  sheetsEveryMs: number;
+  spendWindowDays: number;
+  spendBackfillDays: number;
+  leadsBackfillDays: number;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -55,5 +73,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.SECRET_KEY || null,
     logLevel: (env.LOG_LEVEL as Config['logLevel']) ?? 'info',
     workers: env.WORKERS !== 'off',
+    jobs: loadJobsConfig(env),
+  };
+}
+
+const duration = (text: string): number => parseSchedule(text)[0];
+
+function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {
+  return {
+    concurrency: Number(env.JOB_CONCURRENCY ?? 4),
+    leaseMs: duration(env.JOB_LEASE ?? '2m'),
+    retrySchedule: parseSchedule(env.JOB_RETRY_SCHEDULE ?? '30s,2m,10m'),
+    maxAttempts: Number(env.JOB_MAX_ATTEMPTS ?? 4),
+    pollMs: duration(env.JOB_POLL ?? '1s'),
+    progressEveryMs: duration(env.JOB_PROGRESS_EVERY ?? '1s'),
+    schedulerTickMs: duration(env.JOB_SCHEDULER_TICK ?? '10s'),
+    spendEveryMs: duration(env.JOB_SPEND_EVERY ?? '6h'),
+    leadsEveryMs: duration(env.JOB_LEADS_EVERY ?? '1h'),
+    sheetsEveryMs: duration(env.JOB_SHEETS_EVERY ?? '15m'),
+    spendWindowDays: Number(env.JOB_SPEND_WINDOW_DAYS ?? 7),
+    spendBackfillDays: Number(env.JOB_SPEND_BACKFILL_DAYS ?? 90),
+    leadsBackfillDays: Number(env.JOB_LEADS_BACKFILL_DAYS ?? 90),
   };
 }

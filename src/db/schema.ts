@@ -12,6 +12,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const INFRASTRUCTURE: { owner: string; dir: string }[] = [
   { owner: 'eventstore', dir: '../eventstore/migrations' },
   { owner: 'infra', dir: 'migrations' },
+  { owner: 'jobs', dir: '../processes/jobs/migrations' },
 ];
 
 export function allMigrations(): { owner: string; migrations: Migration[] }[] {

@@ -1,7 +1,9 @@
 // Every process manager started by the worker side of the service.
 import type { ProcessManager } from './process.ts';
+import { jobsProcess } from './jobs/process.ts';
 import { leadFetchProcess } from './leadFetch.ts';
 
 export const processes: ProcessManager[] = [
+  jobsProcess,
   leadFetchProcess,
 ];

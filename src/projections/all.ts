@@ -3,9 +3,13 @@ import type { Projector } from './projector.ts';
 import { accessProjector } from '../../projections/access/projector.ts';
 import { contactsProjector } from '../../projections/contacts/projector.ts';
 import { setupProjector } from '../../projections/setup/projector.ts';
+import { jobsProjector } from '../../projections/jobs/projector.ts';
+import { adCatalogProjector } from '../../projections/ad_catalog/projector.ts';
 
 export const projectors: Projector[] = [
   accessProjector,
   contactsProjector,
   setupProjector,
+  jobsProjector,
+  adCatalogProjector,
 ];

@@ -1,0 +1,18 @@
+// `ops adaccount connect`: an ad account's spend belongs to the organisation; its token is sealed at rest.
+import { connectAdAccount } from '../commands/adaccount/handlers.ts';
+import { required, type CommandGroup } from './context.ts';
+
+export const adAccountCommands: CommandGroup = {
+  connect: {
+    usage: 'adaccount connect --org ID --account act_ID --token TOKEN',
+    async run(ctx) {
+      const organizationId = required(ctx, 'org');
+      const connected = await connectAdAccount(ctx.services, {
+        organizationId, account: required(ctx, 'account'), token: required(ctx, 'token'),
+      }, { organizationId, actor: 'operator' });
+      await ctx.settle(connected.position);
+      ctx.print(`ad account ${connected.account} (${connected.name}, ${connected.currency}, ${connected.timezone}) connected; its backfill is queued`);
+      return { account: connected.account, name: connected.name, currency: connected.currency, timezone: connected.timezone };
+    },
+  },
+};

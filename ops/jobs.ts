@@ -1,0 +1,78 @@
+// `ops jobs enqueue | list | cancel`: background jobs from the operator's side of the service.
+import { cancelJob, enqueueJob } from '../src/processes/jobs/enqueue.ts';
+import { isJobKind, JOB_KINDS, scopeOf, scopeSortOf, type JobKind } from '../commands/job/kinds.ts';
+import { isDay } from '../src/processes/jobs/kinds/days.ts';
+import { listJobs } from '../queries/jobs.ts';
+import { openPage } from '../src/http/pagination.ts';
+import { toJob } from '../src/routes/jobs.ts';
+import { CliError, positional, required, type CliContext, type CommandGroup } from './context.ts';
+
+const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
+
+function scopeFor(ctx: CliContext, kind: JobKind): string {
+  const sort = scopeSortOf(kind);
+  const option = { account: 'account', page: 'page', source: 'source' }[sort];
+  const value = ctx.options[option];
+  if (value === undefined || value === 'true' || value === '') throw new CliError(`${kind} needs --${option}`);
+  if (sort === 'account') return scopeOf.account(value.startsWith('act_') ? value : `act_${value}`);
+  return sort === 'page' ? scopeOf.page(value) : scopeOf.source(value);
+}
+
+/** ad_spend takes a day range; lead_import a first day (its default: since the last successful import). */
+function paramsFor(ctx: CliContext, kind: JobKind): Record<string, unknown> {
+  const { since, until } = ctx.options;
+  for (const [name, value] of [['since', since], ['until', until]] as const) {
+    if (value !== undefined && !isDay(value)) throw new CliError(`--${name} must be YYYY-MM-DD`);
+  }
+  if (kind === 'lead_import') return since ? { since } : {};
+  if (kind !== 'ad_spend') return {};
+  if (since && until && since > until) throw new CliError('--since must not be after --until');
+  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
+}
+
+export const jobCommands: CommandGroup = {
+  enqueue: {
+    usage: 'jobs enqueue KIND --org ID [--account act_ID | --source ID | --page ID] [--since YYYY-MM-DD] [--until YYYY-MM-DD]',
+    async run(ctx) {
+      const kind = positional(ctx, 0, `job kind (${JOB_KINDS.join(', ')})`);
+      if (!isJobKind(kind)) throw new CliError(`unknown job kind ${kind} (known: ${JOB_KINDS.join(', ')})`);
+      const organizationId = required(ctx, 'org');
+      const scope = scopeFor(ctx, kind);
+      const params = paramsFor(ctx, kind);
+      const queued = await enqueueJob(ctx.services, { organizationId, kind, scope, params, trigger: 'operator' }, { organizationId, actor: 'operator' });
+      if (queued.position) await ctx.settle(queued.position);
+      ctx.print(queued.created ? `job ${queued.number} queued` : `job ${queued.number} is already queued or running for ${scope}`);
+      return { number: queued.number, created: queued.created };
+    },
+  },
+  list: {
+    usage: 'jobs list --org ID [--status queued|running|done|failed|cancelled] [--limit N]',
+    async run(ctx) {
+      const organizationId = required(ctx, 'org');
+      const status = ctx.options.status;
+      if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
+      const limit = Number(ctx.options.limit ?? 100);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliError('--limit must be 1-1000');
+      await ctx.settle();
+      const page = openPage({ limit, order: 'desc', status }, { list: 'jobs', organizationId }, ctx.services.secrets.cursorKey);
+      const jobs = (await listJobs(ctx.services.pool, organizationId, page, { status })).slice(0, limit).map(toJob);
+      for (const j of jobs) {
+        const progress = j.status === 'running' ? `  ${j.progress.done} ${j.progress.text}` : '';
+        ctx.print(`#${j.number}  ${j.status.padEnd(9)} ${j.kind.padEnd(13)} ${j.label}  (${j.trigger}, attempts ${j.attempts})${progress}${j.error ? `  error: ${j.error}` : ''}${j.summary ? `  ${j.summary}` : ''}`);
+      }
+      return jobs;
+    },
+  },
+  cancel: {
+    usage: 'jobs cancel NUMBER --org ID',
+    async run(ctx) {
+      const number = Number(positional(ctx, 0, 'job number'));
+      if (!Number.isInteger(number) || number < 1) throw new CliError('the job number must be a positive integer');
+      const organizationId = required(ctx, 'org');
+      const position = await cancelJob(ctx.services, organizationId, number, { organizationId, actor: 'operator' });
+      await ctx.settle(position);
+      ctx.print(`job ${number} cancelled`);
+      return { number, status: 'cancelled' };
+    },
+  },
+};

@@ -1,0 +1,70 @@
+// ad_spend: the account's daily per-ad insights for the range, appended in chunks, then the sync's
+// outcome for the reports' sync state, and a creative sync for the ads it saw.
+import { positionToJson, type Position } from '../../../eventstore/port.ts';
+import { platformConfigFrom } from '../../../platform/graph.ts';
+import { fetchDailyAdInsights, type SpendDay } from '../../../platform/insights.ts';
+import { loadAdAccount } from '../../../../commands/adaccount/handlers.ts';
+import { adSpendStream } from '../../../../commands/adaccount/adaccount.ts';
+import { spendChunks, spendFailed, spendSucceeded, type SpendDayData, type SpendSync } from '../../../../commands/adaccount/spend.ts';
+import { scopeId, scopeOf } from '../../../../commands/job/kinds.ts';
+import { enqueueJob } from '../enqueue.ts';
+import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
+import { dayIn, spendRange } from './days.ts';
+
+function toData(d: SpendDay): SpendDayData {
+  const { date, campaign_id, campaign_name, adset_id, adset_name, ad_id, ad_name, spend, impressions, clicks, reach, frequency, platform_leads } = d;
+  return { date, campaign_id, campaign_name, adset_id, adset_name, ad_id, ad_name, spend, impressions, clicks, reach, frequency, platform_leads };
+}
+
+async function fetchSpend(ctx: JobContext, sync: SpendSync, token: string): Promise<SpendDay[]> {
+  const { services } = ctx;
+  const answer = await fetchDailyAdInsights(platformConfigFrom(services.config), { account: sync.account, token, since: sync.since, until: sync.until });
+  if (answer.kind === 'ok') return answer.value;
+  const error = `the platform refused the insights of ${sync.since}..${sync.until}: ${answer.message}`;
+  await services.store.append(adSpendStream(sync.organizationId, sync.account), [spendFailed(sync, error)], 'any', ctx.metadata);
+  throw new JobError(error, answer.kind === 'permanent');
+}
+
+/** Chunk by chunk, with progress; returns where the last chunk landed. */
+async function storeSpend(ctx: JobContext, sync: SpendSync, rows: SpendDayData[]): Promise<Position | null> {
+  const stream = adSpendStream(sync.organizationId, sync.account);
+  let stored = 0;
+  let last: Position | null = null;
+  for (const chunk of spendChunks(sync, rows)) {
+    throwIfAborted(ctx.signal);
+    last = (await ctx.services.store.append(stream, [chunk], 'any', ctx.metadata)).position;
+    stored += chunk.type === 'AdSpendSynced' ? chunk.data.days.length : 0;
+    ctx.progress(stored, `${stored} of ${rows.length} daily rows stored`);
+  }
+  return last;
+}
+
+function summaryOf(sync: SpendSync, rows: SpendDayData[], currency: string): string {
+  const ads = new Set(rows.map((r) => r.ad_id)).size;
+  const cents = rows.reduce((sum, r) => sum + Math.round(r.spend * 100), 0);
+  return `${rows.length} daily rows of ${ads} ads for ${sync.since}..${sync.until}; spend ${(cents / 100).toFixed(2)} ${currency}`;
+}
+
+export const adSpendJob: JobHandler = async (ctx) => {
+  const { services, organizationId } = ctx;
+  const account = scopeId(ctx.scope, 'account');
+  if (!account) throw new JobError(`ad_spend needs an account scope, not ${ctx.scope}`, true);
+  const connected = await loadAdAccount(services, organizationId, account);
+  if (!connected) throw new JobError(`ad account ${account} is not connected to this organisation`, true);
+  const today = dayIn(connected.timezone, services.now());
+  const range = spendRange(ctx.params, today, { windowDays: services.config.jobs.spendWindowDays, backfillDays: services.config.jobs.spendBackfillDays });
+  const sync: SpendSync = { organizationId, account, currency: connected.currency, ...range, now: services.now().toISOString() };
+  ctx.progress(0, `reading the platform's insights for ${range.since}..${range.until}`);
+  const days = await fetchSpend(ctx, sync, connected.token);
+  const currency = days.find((d) => d.currency)?.currency ?? connected.currency;
+  const rows = days.map(toData);
+  const last = await storeSpend(ctx, { ...sync, currency }, rows);
+  await services.store.append(adSpendStream(organizationId, account), [spendSucceeded(sync, rows.length)], 'any', ctx.metadata);
+  if (rows.length > 0) {
+    await enqueueJob(services, {
+      organizationId, kind: 'creative_sync', scope: scopeOf.account(account), trigger: 'follow_up',
+      params: last ? { after: positionToJson(last) } : {},
+    }, ctx.metadata);
+  }
+  return { summary: summaryOf(sync, rows, currency) };
+};

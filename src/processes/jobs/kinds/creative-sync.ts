@@ -1,0 +1,63 @@
+// creative_sync: the creative of each ad seen in spend data whose creative is unknown or a week old.
+// An ad the platform will not describe (deleted, no creative) is counted and named, not retried.
+import { positionFromJson } from '../../../eventstore/port.ts';
+import { platformConfigFrom, type PlatformConfig } from '../../../platform/graph.ts';
+import { fetchAdCreative } from '../../../platform/insights.ts';
+import { loadAdAccount } from '../../../../commands/adaccount/handlers.ts';
+import { adCreativeStream } from '../../../../commands/adaccount/adaccount.ts';
+import { creativeGroupOf, type AdCreativeEvent } from '../../../../commands/adaccount/creative.ts';
+import { scopeId } from '../../../../commands/job/kinds.ts';
+import { adsNeedingCreatives } from '../../../../queries/adCatalog.ts';
+import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
+
+const REFRESH_MS = 7 * 86_400_000;
+const MAX_ADS = 5000;
+const PARALLEL = 8;
+const APPEND_EVERY = 200;
+
+/** The catalog must have seen the spend sync that queued this job before its worklist is read. */
+async function waitForCatalog(ctx: JobContext): Promise<void> {
+  const after = typeof ctx.params.after === 'string' ? positionFromJson(ctx.params.after) : await ctx.services.store.headPosition();
+  if (!(await ctx.services.waiter.waitFor(['ad_catalog'], after, 30_000))) throw new JobError('the ad catalog is behind the spend data; trying later');
+}
+
+interface Outcome {
+  events: AdCreativeEvent[];
+  missing: string[];
+}
+
+async function fetchAll(ctx: JobContext, cfg: PlatformConfig, account: string, token: string, ads: string[]): Promise<Outcome> {
+  const out: Outcome = { events: [], missing: [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < ads.length) {
+      throwIfAborted(ctx.signal);
+      const adId = ads[next++];
+      const answer = await fetchAdCreative(cfg, adId, token);
+      if (answer.kind === 'transient') throw new JobError(`the platform failed on ad ${adId}: ${answer.message}`);
+      if (answer.kind === 'permanent') out.missing.push(`${adId} (${answer.message})`);
+      else out.events.push({ type: 'AdCreativeSynced', data: { organizationId: ctx.organizationId, account, ...answer.value, syncedAt: ctx.services.now().toISOString() } });
+      ctx.progress(out.events.length + out.missing.length, `${out.events.length + out.missing.length} of ${ads.length} ads read`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, ads.length) }, worker));
+  return out;
+}
+
+export const creativeSyncJob: JobHandler = async (ctx) => {
+  const { services, organizationId } = ctx;
+  const account = scopeId(ctx.scope, 'account');
+  if (!account) throw new JobError(`creative_sync needs an account scope, not ${ctx.scope}`, true);
+  const connected = await loadAdAccount(services, organizationId, account);
+  if (!connected) throw new JobError(`ad account ${account} is not connected to this organisation`, true);
+  await waitForCatalog(ctx);
+  const staleBefore = new Date(services.now().getTime() - REFRESH_MS);
+  const ads = await adsNeedingCreatives(services.pool, organizationId, account, staleBefore, MAX_ADS);
+  const { events, missing } = await fetchAll(ctx, platformConfigFrom(services.config), account, connected.token, ads);
+  for (let i = 0; i < events.length; i += APPEND_EVERY) {
+    await services.store.append(adCreativeStream(organizationId, account), events.slice(i, i + APPEND_EVERY), 'any', ctx.metadata);
+  }
+  const groups = new Set(events.map((e) => creativeGroupOf(e.data))).size;
+  const skipped = missing.length ? `; ${missing.length} without a creative: ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', ...' : ''}` : '';
+  return { summary: `${events.length} of ${ads.length} ads' creatives read (${groups} creative groups)${skipped}` };
+};

@@ -1,0 +1,33 @@
+// The jobs process manager: the job engine with every job kind of the service, and the scheduler.
+import type { ProcessManager } from '../process.ts';
+import type { Services } from '../../services.ts';
+import type { JobKind } from '../../../commands/job/kinds.ts';
+import { JobEngine } from './engine.ts';
+import type { JobHandler } from './handler.ts';
+import { JobScheduler } from './scheduler.ts';
+import { adSpendJob } from './kinds/ad-spend.ts';
+import { creativeSyncJob } from './kinds/creative-sync.ts';
+
+export function jobHandlers(): Partial<Record<JobKind, JobHandler>> {
+  return {
+    ad_spend: adSpendJob,
+    creative_sync: creativeSyncJob,
+  };
+}
+
+export const jobsProcess: ProcessManager = {
+  name: 'jobs',
+  start(services: Services) {
+    const log = services.log.child({ component: 'jobs' });
+    const engine = new JobEngine(services, { handlers: jobHandlers() as Record<string, JobHandler> });
+    const scheduler = new JobScheduler(services);
+    const started = Promise.all([engine.start(), scheduler.start()]).catch((error) => log.error('jobs did not start', { error }));
+    return {
+      async stop() {
+        await started;
+        await scheduler.stop();
+        await engine.stop();
+      },
+    };
+  },
+};
