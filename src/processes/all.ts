@@ -2,8 +2,10 @@
 import type { ProcessManager } from './process.ts';
 import { jobsProcess } from './jobs/process.ts';
 import { leadFetchProcess } from './leadFetch.ts';
+import { deliveryProcess } from './deliveries/process.ts';
 
 export const processes: ProcessManager[] = [
   jobsProcess,
   leadFetchProcess,
+  deliveryProcess,
 ];

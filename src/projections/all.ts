@@ -5,6 +5,8 @@ import { contactsProjector } from '../../projections/contacts/projector.ts';
 import { setupProjector } from '../../projections/setup/projector.ts';
 import { jobsProjector } from '../../projections/jobs/projector.ts';
 import { adCatalogProjector } from '../../projections/ad_catalog/projector.ts';
+import { conversionsProjector } from '../../projections/conversions/projector.ts';
+import { deliveryQueueProjector } from '../../projections/delivery_queue/projector.ts';
 
 export const projectors: Projector[] = [
   accessProjector,
@@ -12,4 +14,6 @@ export const projectors: Projector[] = [
   setupProjector,
   jobsProjector,
   adCatalogProjector,
+  conversionsProjector,
+  deliveryQueueProjector,
 ];
