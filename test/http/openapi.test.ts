@@ -1,0 +1,122 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ERROR_STATUS } from '../../commands/shared/errors.ts';
+import { buildOpenApi, errorCodesOf, openApiPath } from '../../src/http/openapi.ts';
+import { objectShape } from '../../src/http/openapi-schemas.ts';
+import { routes } from '../../src/http/routes.ts';
+import type { RouteDef } from '../../src/http/route.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { startApp, type ExtraApp } from './support/app.ts';
+import { newProbe, testRoutes } from './support/routes.ts';
+
+interface Ctx { server: TestServer; app: ExtraApp }
+const test = suite<Ctx>('OpenAPI 3.1 document and reference page');
+
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  ctx.app = await startApp(ctx.server.services, { extraRoutes: testRoutes(newProbe()) });
+});
+test.after(async (ctx) => { await ctx.app.stop(); await ctx.server.stop(); });
+
+async function validate(document: unknown): Promise<void> {
+  const validator = new Validator();
+  // The validator resolves references in place: give it a copy.
+  const result = await validator.validate(structuredClone(document) as object);
+  assert.equal(result.errors ?? [], [], JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
+  assert.ok(result.valid);
+  assert.is(validator.version, '3.1');
+  // Every $ref resolves.
+  validator.resolveRefs();
+}
+
+test('GET /v1/openapi.json needs no key and is a valid OpenAPI 3.1 document', async ({ server }) => {
+  const res = await server.request('GET', '/openapi.json');
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  assert.is(res.body.openapi, '3.1.0');
+  assert.is(res.body.info.version, '1.0.0');
+  assert.equal(res.body.servers, [{ url: '/v1' }]);
+  assert.equal(res.body.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: res.body.components.securitySchemes.bearerAuth.description });
+  await validate(res.body);
+});
+
+test('the document of the route table and of the test routes validates too (lists, params, bodies, 204)', async ({ app }) => {
+  const res = await app.request('GET', '/openapi.json');
+  await validate(res.body);
+  const list = res.body.paths['/test/items'].get;
+  assert.equal(list.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name), ['limit', 'cursor', 'order', 'updated_since', 'name']);
+  assert.ok(list.responses['400'].description.includes('invalid_cursor'));
+  const rename = res.body.paths['/test/items/{id}/rename'].post;
+  assert.equal(rename.parameters[0], { name: 'id', in: 'path', required: true, schema: { type: 'string' } });
+  assert.ok(rename.parameters.some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey'));
+  assert.is(rename.responses['204'].content, undefined);
+  assert.equal(rename.responses['422'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['idempotency_key_reused']);
+  assert.equal(rename.responses['409'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['idempotency_in_progress']);
+  assert.is(rename['x-required-scope'], 'contacts:write');
+  assert.is(rename.requestBody.content['application/json'].schema.additionalProperties, false);
+  assert.ok(res.body.components.schemas.TestItem);
+});
+
+test('every route is documented with its scope, parameters, body, success and every error code', async ({ server }) => {
+  const document = (await server.request('GET', '/openapi.json')).body;
+  for (const route of routes) {
+    const op = document.paths[openApiPath(route.path)]?.[route.method];
+    assert.ok(op, `${route.method} ${route.path} is missing`);
+    assert.is(op['x-required-scope'], route.scope ?? undefined);
+    assert.ok(op.description.includes(route.scope ?? 'No scope'));
+    assert.ok(op.responses[String(route.success.status)], `${route.path}: success response`);
+    for (const code of errorCodesOf(route)) {
+      const response = op.responses[String(ERROR_STATUS[code])];
+      assert.ok(response?.description.includes(code), `${route.path}: ${code}`);
+    }
+    for (const status of ['400', '401', '403', '429', '500']) assert.ok(op.responses[status], `${route.path}: ${status}`);
+    assert.equal(Object.keys(op.responses['429'].headers).sort(), ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']);
+  }
+  assert.equal(document.security, [{ bearerAuth: [] }]);
+  assert.equal(document.paths['/openapi.json'].get.security, []);
+});
+
+/** What every route declaration must carry so that the document is complete. */
+function missingSchemas(route: RouteDef): string[] {
+  const missing: string[] = [];
+  if (route.success.status !== 204 && !route.success.schema) missing.push('success schema');
+  if (route.method === 'get' && !route.query) missing.push('query schema');
+  const declared = Object.keys(objectShape(route.params));
+  for (const name of [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1])) if (!declared.includes(name)) missing.push(`params schema for :${name}`);
+  return missing;
+}
+
+test('no route lacks a schema: success (unless 204), query for GET, params for each path parameter', () => {
+  const problems = routes.flatMap((route) => missingSchemas(route).map((m) => `${route.method.toUpperCase()} ${route.path}: ${m}`));
+  assert.equal(problems, []);
+});
+
+test('the schema check does fail for a route without schemas', () => {
+  const bare = { method: 'get', path: '/things/:id', scope: null, summary: '', tag: '', success: { status: 200, schema: null, description: '' }, errors: [], handler: async () => ({ status: 200 }) } as RouteDef;
+  assert.equal(missingSchemas(bare), ['success schema', 'query schema', 'params schema for :id']);
+});
+
+test('the document is built from the same zod schemas the routes use', () => {
+  const document = buildOpenApi(routes) as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+  assert.ok(document.components.schemas.KeyDescription?.properties?.rate_limit);
+  assert.ok(document.components.schemas.Error?.properties?.error);
+});
+
+test('GET /v1/docs is a reference page rendered from the document by bundled Swagger UI (no CDN, no key)', async ({ server }) => {
+  const page = await fetch(`${server.origin}/v1/docs`);
+  assert.is(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  const html = await page.text();
+  assert.not.match(html, /https?:\/\//);
+  assert.match(html, /\/v1\/docs\/swagger-ui-bundle\.js/);
+  const init = await (await fetch(`${server.origin}/v1/docs/init.js`)).text();
+  assert.match(init, /url: '\/v1\/openapi\.json'/);
+  for (const asset of ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css']) {
+    const res = await fetch(`${server.origin}/v1/docs/${asset}`);
+    assert.is(res.status, 200, asset);
+    assert.ok((await res.arrayBuffer()).byteLength > 1000, asset);
+  }
+});
+
+test.run();
