@@ -7,6 +7,8 @@ import { jobsProjector } from '../../projections/jobs/projector.ts';
 import { adCatalogProjector } from '../../projections/ad_catalog/projector.ts';
 import { conversionsProjector } from '../../projections/conversions/projector.ts';
 import { deliveryQueueProjector } from '../../projections/delivery_queue/projector.ts';
+import { reportingLeadsProjector } from '../../projections/reporting_leads/projector.ts';
+import { reportingAdsProjector } from '../../projections/reporting_ads/projector.ts';
 
 export const projectors: Projector[] = [
   accessProjector,
@@ -16,4 +18,6 @@ export const projectors: Projector[] = [
   adCatalogProjector,
   conversionsProjector,
   deliveryQueueProjector,
+  reportingLeadsProjector,
+  reportingAdsProjector,
 ];

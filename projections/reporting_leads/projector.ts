@@ -1,0 +1,138 @@
+// Lead cohort facts for the campaign and creative reports: per local submission day and ad, how many
+// leads came, how many reached qualified, are rejected or sold now, and their sale values.
+import { migrationsIn } from '../../src/db/migrate.ts';
+import type { Client } from '../../src/db/pool.ts';
+import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import type { Projector } from '../../src/projections/projector.ts';
+import type { OrganizationEvent } from '../../commands/organization/organization.ts';
+import type { LeadFetched, LeadReceived } from '../../commands/lead/lead.ts';
+import type { ContactLeadLinked, ContactStageChanged } from '../../commands/contact/contact.ts';
+import { localDays } from '../reporting_shared/days.ts';
+import { namesOf, saveNames, type NameRow } from '../reporting_shared/names.ts';
+import { FactDeltas, contributions, emptyLead, withEntryStage, withSource, withStageChange, type ReportLead } from './lead-state.ts';
+import { addFacts, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
+
+const HANDLES = ['OrganizationCreated', 'LeadReceived', 'LeadFetched', 'ContactLeadLinked', 'ContactStageChanged'] as const;
+type Handled = (typeof HANDLES)[number];
+
+type OrganizationCreated = Extract<OrganizationEvent, { type: 'OrganizationCreated' }>['data'];
+
+/** (organisation, lead) pairs an event touches. */
+function leadKeys(event: RecordedEvent): { organizationId: string; leadId: string }[] {
+  const type = event.type as Handled;
+  switch (type) {
+    case 'OrganizationCreated':
+      return [];
+    case 'LeadReceived':
+    case 'LeadFetched':
+    case 'ContactLeadLinked': {
+      const d = event.data as { organizationId: string; leadId: string };
+      return [{ organizationId: d.organizationId, leadId: d.leadId }];
+    }
+    case 'ContactStageChanged': {
+      const d = event.data as ContactStageChanged;
+      return d.leads.map((l) => ({ organizationId: d.organizationId, leadId: l.leadId }));
+    }
+    default: {
+      const _never: never = type;
+      return [];
+    }
+  }
+}
+
+/** One batch: load the touched leads, fold the events, write the leads and the difference they make. */
+class Batch {
+  readonly leads: Map<string, ReportLead>;
+  readonly before = new Map<string, ReportLead>();
+  readonly names: NameRow[] = [];
+  readonly zones: { organizationId: string; timezone: string }[] = [];
+  private readonly dayFns = new Map<string, (iso: string) => string>();
+
+  constructor(loaded: Map<string, ReportLead>, private readonly zoneOf: Map<string, string>) {
+    this.leads = loaded;
+    for (const [k, v] of loaded) this.before.set(k, v);
+  }
+
+  private localDay(organizationId: string, iso: string): string {
+    let fn = this.dayFns.get(organizationId);
+    if (!fn) {
+      // A lead of an organisation the store never created is counted on its UTC day.
+      fn = localDays(this.zoneOf.get(organizationId) ?? 'UTC');
+      this.dayFns.set(organizationId, fn);
+    }
+    return fn(iso);
+  }
+
+  private update(organizationId: string, leadId: string, change: (lead: ReportLead) => ReportLead): void {
+    const key = `${organizationId} ${leadId}`;
+    this.leads.set(key, change(this.leads.get(key) ?? emptyLead(organizationId, leadId)));
+  }
+
+  apply(event: RecordedEvent): void {
+    const type = event.type as Handled;
+    switch (type) {
+      case 'OrganizationCreated': {
+        const d = event.data as OrganizationCreated;
+        this.zoneOf.set(d.organizationId, d.timezone);
+        this.zones.push({ organizationId: d.organizationId, timezone: d.timezone });
+        return;
+      }
+      case 'LeadReceived':
+      case 'LeadFetched': {
+        const d = event.data as LeadReceived | LeadFetched;
+        const submitted = d.submittedAt || (d as LeadReceived).receivedAt || (d as LeadFetched).fetchedAt;
+        this.update(d.organizationId, d.leadId, (lead) => withSource(lead, d.ad, this.localDay(d.organizationId, submitted)));
+        if (d.ad) this.names.push(...namesOf(d.organizationId, d.ad));
+        return;
+      }
+      case 'ContactLeadLinked': {
+        const d = event.data as ContactLeadLinked;
+        this.update(d.organizationId, d.leadId, (lead) => withEntryStage(lead, d.stage));
+        return;
+      }
+      case 'ContactStageChanged': {
+        const d = event.data as ContactStageChanged;
+        for (const l of d.leads) this.update(d.organizationId, l.leadId, (lead) => withStageChange(lead, d));
+        return;
+      }
+      default: {
+        const _never: never = type;
+      }
+    }
+  }
+
+  deltas(): FactDeltas {
+    const deltas = new FactDeltas();
+    for (const [key, lead] of this.leads) {
+      const old = this.before.get(key);
+      if (old === lead) continue;
+      if (old) deltas.add(contributions(old), -1);
+      deltas.add(contributions(lead), 1);
+    }
+    return deltas;
+  }
+
+  changedLeads(): ReportLead[] {
+    return [...this.leads].filter(([key, lead]) => this.before.get(key) !== lead).map(([, lead]) => lead);
+  }
+}
+
+async function applyBatch(tx: Client, events: RecordedEvent[]): Promise<void> {
+  const keys = new Map(events.flatMap(leadKeys).map((k) => [`${k.organizationId} ${k.leadId}`, k]));
+  const organizations = [...new Set(events.map((e) => (e.data as { organizationId: string }).organizationId))];
+  const [loaded, zones] = await Promise.all([loadLeads(tx, [...keys.values()]), loadZones(tx, organizations)]);
+  const batch = new Batch(loaded, zones);
+  for (const event of events) batch.apply(event);
+  await saveZones(tx, batch.zones);
+  await saveLeads(tx, batch.changedLeads());
+  await addFacts(tx, batch.deltas().changed());
+  await saveNames(tx, 'report_lead_names', batch.names);
+}
+
+export const reportingLeadsProjector: Projector = {
+  name: 'reporting_leads',
+  tables: ['report_zones', 'report_leads', 'report_lead_facts', 'report_lead_names'],
+  migrations: migrationsIn(import.meta.dirname),
+  handles: HANDLES,
+  apply: applyBatch,
+};

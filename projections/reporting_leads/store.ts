@@ -1,0 +1,95 @@
+// The SQL of the lead reporting read model: bulk loads and bulk upserts, one statement per table per batch.
+import type { Queryable } from '../../src/db/pool.ts';
+import type { Stage } from '../../commands/contact/contact.ts';
+import { GRAINS, bucketOf, dayNumber, dayText } from '../reporting_shared/days.ts';
+import type { Contribution, ReportLead } from './lead-state.ts';
+
+/** Time zones of the organisations named; the caller adds those created in the batch. */
+export async function loadZones(db: Queryable, organizationIds: string[]): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ organization_id: string; timezone: string }>(
+    'SELECT organization_id, timezone FROM report_zones WHERE organization_id = ANY($1::text[])',
+    [organizationIds],
+  );
+  return new Map(rows.map((r) => [r.organization_id, r.timezone]));
+}
+
+export async function saveZones(db: Queryable, zones: { organizationId: string; timezone: string }[]): Promise<void> {
+  if (!zones.length) return;
+  await db.query(
+    `INSERT INTO report_zones (organization_id, timezone) SELECT * FROM unnest($1::text[], $2::text[])
+     ON CONFLICT (organization_id) DO NOTHING`,
+    [zones.map((z) => z.organizationId), zones.map((z) => z.timezone)],
+  );
+}
+
+interface LeadRow {
+  organization_id: string; lead_id: string; day: string | null; organic: boolean; campaign_id: string; adset_id: string;
+  ad_id: string; stage: Stage; qualified: boolean; sale_value: string | null; sale_currency: string;
+}
+
+/** Known leads among (organisation, lead id) pairs, keyed `org lead`. */
+export async function loadLeads(db: Queryable, keys: { organizationId: string; leadId: string }[]): Promise<Map<string, ReportLead>> {
+  if (!keys.length) return new Map();
+  const { rows } = await db.query<LeadRow>(
+    `SELECT l.organization_id, l.lead_id, l.day::text AS day, l.organic, l.campaign_id, l.adset_id, l.ad_id, l.stage, l.qualified,
+            l.sale_value::text AS sale_value, l.sale_currency
+     FROM report_leads l JOIN unnest($1::text[], $2::text[]) AS k(organization_id, lead_id)
+       ON l.organization_id = k.organization_id AND l.lead_id = k.lead_id`,
+    [keys.map((k) => k.organizationId), keys.map((k) => k.leadId)],
+  );
+  return new Map(rows.map((r) => [`${r.organization_id} ${r.lead_id}`, {
+    organizationId: r.organization_id, leadId: r.lead_id, day: r.day, organic: r.organic, campaignId: r.campaign_id,
+    adsetId: r.adset_id, adId: r.ad_id, stage: r.stage, qualified: r.qualified,
+    saleValue: r.sale_value === null ? null : Number(r.sale_value), saleCurrency: r.sale_currency,
+  }]));
+}
+
+export async function saveLeads(db: Queryable, leads: ReportLead[]): Promise<void> {
+  if (!leads.length) return;
+  const col = <T>(f: (l: ReportLead) => T) => leads.map(f);
+  await db.query(
+    `INSERT INTO report_leads (organization_id, lead_id, day, organic, campaign_id, adset_id, ad_id, stage, qualified, sale_value, sale_currency)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::date[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[],
+                          $9::boolean[], $10::numeric[], $11::text[])
+     ON CONFLICT (organization_id, lead_id) DO UPDATE SET day = excluded.day, organic = excluded.organic,
+       campaign_id = excluded.campaign_id, adset_id = excluded.adset_id, ad_id = excluded.ad_id, stage = excluded.stage,
+       qualified = excluded.qualified, sale_value = excluded.sale_value, sale_currency = excluded.sale_currency`,
+    [col((l) => l.organizationId), col((l) => l.leadId), col((l) => l.day), col((l) => l.organic), col((l) => l.campaignId),
+      col((l) => l.adsetId), col((l) => l.adId), col((l) => l.stage), col((l) => l.qualified), col((l) => l.saleValue),
+      col((l) => l.saleCurrency)],
+  );
+}
+
+/** Rounds away the binary noise of summed decimal amounts. */
+const money = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** Add the changed cells to every grain; a cell of a coarser grain may receive several days of the batch. */
+export async function addFacts(db: Queryable, cells: Contribution[]): Promise<void> {
+  if (!cells.length) return;
+  const merged = new Map<string, { c: Contribution; grain: number; bucket: string }>();
+  for (const grain of GRAINS) {
+    for (const c of cells) {
+      const bucket = grain === 1 ? c.key.day : dayText(bucketOf(dayNumber(c.key.day), grain));
+      const k = c.key;
+      const id = [k.organizationId, grain, bucket, k.organic, k.campaignId, k.adsetId, k.adId, k.currency].join('\u0001');
+      const seen = merged.get(id);
+      if (!seen) merged.set(id, { c: { key: k, counters: { ...c.counters } }, grain, bucket });
+      else for (const f of ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const) seen.c.counters[f] += c.counters[f];
+    }
+  }
+  const rows = [...merged.values()];
+  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+  await db.query(
+    `INSERT INTO report_lead_facts AS f (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency,
+                                         leads, qualified, rejected, sales, revenue)
+     SELECT * FROM unnest($1::text[], $2::smallint[], $3::date[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[],
+                          $9::int[], $10::int[], $11::int[], $12::int[], $13::numeric[])
+     ON CONFLICT (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency) DO UPDATE SET
+       leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
+       sales = f.sales + excluded.sales, revenue = f.revenue + excluded.revenue`,
+    [col((r) => r.c.key.organizationId), col((r) => r.grain), col((r) => r.bucket), col((r) => r.c.key.organic),
+      col((r) => r.c.key.campaignId), col((r) => r.c.key.adsetId), col((r) => r.c.key.adId), col((r) => r.c.key.currency),
+      col((r) => r.c.counters.leads), col((r) => r.c.counters.qualified), col((r) => r.c.counters.rejected),
+      col((r) => r.c.counters.sales), col((r) => money(r.c.counters.revenue))],
+  );
+}

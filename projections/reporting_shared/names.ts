@@ -1,0 +1,32 @@
+// Names of campaigns, ad sets and ads as events last gave them; each reporting projector keeps its own table.
+import type { Queryable } from '../../src/db/pool.ts';
+import type { AdSource } from '../../commands/lead/lead.ts';
+
+export interface NameRow {
+  organizationId: string;
+  level: 'campaign' | 'adset' | 'ad';
+  id: string;
+  name: string;
+}
+
+/** The newest name in the batch wins (rows arrive in event order; later duplicates replace earlier ones). */
+export async function saveNames(db: Queryable, table: 'report_lead_names' | 'report_ad_names', names: NameRow[]): Promise<void> {
+  const latest = new Map<string, NameRow>();
+  for (const n of names) if (n.id && n.name) latest.set(`${n.organizationId}\u0001${n.level}\u0001${n.id}`, n);
+  if (!latest.size) return;
+  const rows = [...latest.values()];
+  await db.query(
+    `INSERT INTO ${table} (organization_id, level, id, name) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+     ON CONFLICT (organization_id, level, id) DO UPDATE SET name = excluded.name`,
+    [rows.map((r) => r.organizationId), rows.map((r) => r.level), rows.map((r) => r.id), rows.map((r) => r.name)],
+  );
+}
+
+/** The three names an ad's source data carries. */
+export function namesOf(organizationId: string, ad: Pick<AdSource, 'campaign_id' | 'campaign_name' | 'adset_id' | 'adset_name' | 'ad_id' | 'ad_name'>): NameRow[] {
+  return [
+    { organizationId, level: 'campaign', id: ad.campaign_id, name: ad.campaign_name },
+    { organizationId, level: 'adset', id: ad.adset_id, name: ad.adset_name },
+    { organizationId, level: 'ad', id: ad.ad_id, name: ad.ad_name },
+  ];
+}

@@ -1,0 +1,116 @@
+// The campaign report: spend and the lead cohort per campaign, ad set or ad, totals per currency against
+// the previous period, organic leads, spend sync state, and leads with no id at the level.
+import type { Queryable } from '../../src/db/pool.ts';
+import { tileRange } from '../../projections/reporting_shared/days.ts';
+import { Currencies, listAccounts, listAds, listCreativeAds, namesAt, syncItems, type Level, type SyncItem } from './catalog.ts';
+import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
+import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
+import { metricsOf, type Metrics } from './metrics.ts';
+import { isMaturing, previousRange, type CampaignParams, type Range } from './params.ts';
+
+export interface ReportScope {
+  organizationId: string;
+  timezone: string;
+  /** The organisation's currency: leads whose ad account is unknown count in it. */
+  currency: string;
+  /** Today in the organisation's zone, and the moment the report reflects. */
+  today: string;
+  asOf: Date;
+}
+
+export interface CampaignRow {
+  id: string;
+  name: string;
+  campaign_id: string;
+  campaign_name: string;
+  adset_id: string | null;
+  adset_name: string | null;
+  ad_id: string | null;
+  ad_name: string | null;
+  currency: string;
+  metrics: Metrics;
+}
+
+export interface CampaignReport {
+  from: string;
+  to: string;
+  level: Level;
+  timezone: string;
+  as_of: string;
+  previous: Range;
+  maturing: boolean;
+  totals: TotalItem[];
+  rows: CampaignRow[];
+  organic: OrganicSummary;
+  syncs: SyncItem[];
+  unattributed: number;
+}
+
+export function groupColumn(level: Level): GroupColumn {
+  switch (level) {
+    case 'campaign': return 'campaign_id';
+    case 'adset': return 'adset_id';
+    case 'ad': return 'ad_id';
+    default: {
+      const _never: never = level;
+      throw new Error(`unknown level ${String(level)}`);
+    }
+  }
+}
+
+async function labelRows(db: Queryable, organizationId: string, level: Level, cells: Cell[]): Promise<CampaignRow[]> {
+  const ids = (l: Level) => [...new Set(cells.map((c) => (l === level ? c.id : l === 'campaign' ? c.campaign_id : c.adset_id)))];
+  const [campaigns, adsets, ads] = await Promise.all([
+    namesAt(db, organizationId, 'campaign', ids('campaign')),
+    level === 'campaign' ? new Map<string, string>() : namesAt(db, organizationId, 'adset', ids('adset')),
+    level === 'ad' ? namesAt(db, organizationId, 'ad', ids('ad')) : new Map<string, string>(),
+  ]);
+  return cells.map((c) => {
+    const adsetId = level === 'campaign' ? null : level === 'adset' ? c.id : c.adset_id;
+    const name = (level === 'campaign' ? campaigns : level === 'adset' ? adsets : ads).get(c.id) ?? '';
+    return {
+      id: c.id, name, campaign_id: c.campaign_id, campaign_name: campaigns.get(c.campaign_id) ?? '',
+      adset_id: adsetId, adset_name: adsetId === null ? null : (adsets.get(adsetId) ?? ''),
+      ad_id: level === 'ad' ? c.id : null, ad_name: level === 'ad' ? name : null,
+      currency: c.currency, metrics: metricsOf(c.sums),
+    };
+  });
+}
+
+const bySpendThenLeads = (a: CampaignRow, b: CampaignRow) =>
+  b.metrics.spend - a.metrics.spend || b.metrics.leads - a.metrics.leads || a.id.localeCompare(b.id) || a.currency.localeCompare(b.currency);
+
+export async function campaignReport(db: Queryable, scope: ReportScope, params: CampaignParams): Promise<CampaignReport> {
+  const { organizationId } = scope;
+  const grouping = { by: groupColumn(params.level) };
+  const filter: FactFilter = { campaignId: params.campaign, adsetId: params.adset };
+  const previous = previousRange(params);
+  const [tiles, previousTiles] = [tileRange(params.from, params.to), tileRange(previous.from, previous.to)];
+  const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts] = await Promise.all([
+    spendBy(db, organizationId, tiles, grouping, filter),
+    leadsBy(db, organizationId, tiles, grouping, filter),
+    spendBy(db, organizationId, previousTiles, grouping, filter),
+    leadsBy(db, organizationId, previousTiles, grouping, filter),
+    listAds(db, organizationId),
+    listCreativeAds(db, organizationId),
+    listAccounts(db, organizationId),
+  ]);
+  const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);
+  const current = fold(spend, leads, currencies, params.level);
+  const before = fold(spendBefore, leadsBefore, currencies, params.level);
+  const rows = await labelRows(db, organizationId, params.level, [...current.cells.values()].filter((c) => c.id !== ''));
+  return {
+    from: params.from,
+    to: params.to,
+    level: params.level,
+    timezone: scope.timezone,
+    as_of: scope.asOf.toISOString(),
+    previous,
+    maturing: isMaturing(params, scope.today),
+    totals: totals(byCurrency(current.cells.values()), byCurrency(before.cells.values())),
+    rows: rows.sort(bySpendThenLeads),
+    organic: organicSummary(current.organic),
+    syncs: syncItems(accounts, params.from, params.to),
+    unattributed: unattributedLeads(current.cells.values()),
+  };
+}

@@ -1,0 +1,139 @@
+// What the reports know about ads besides their facts: account and currency, names, sync state, creatives.
+import type { Queryable } from '../../src/db/pool.ts';
+
+export type Level = 'campaign' | 'adset' | 'ad';
+
+export interface AdRow {
+  ad_id: string;
+  adset_id: string;
+  campaign_id: string;
+  account: string;
+  currency: string;
+}
+
+export async function listAds(db: Queryable, organizationId: string): Promise<AdRow[]> {
+  const { rows } = await db.query<AdRow>(
+    'SELECT ad_id, adset_id, campaign_id, account, currency FROM report_ads WHERE organization_id = $1',
+    [organizationId],
+  );
+  return rows;
+}
+
+/** Names at one level: the spend sync's (the platform's current naming) before the leads' ad data. */
+export async function namesAt(db: Queryable, organizationId: string, level: Level, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const { rows } = await db.query<{ id: string; name: string }>(
+    `SELECT DISTINCT ON (id) id, name FROM (
+       SELECT id, name, 0 AS rank FROM report_ad_names WHERE organization_id = $1 AND level = $2 AND id = ANY($3::text[])
+       UNION ALL
+       SELECT id, name, 1 AS rank FROM report_lead_names WHERE organization_id = $1 AND level = $2 AND id = ANY($3::text[])
+     ) n ORDER BY id, rank`,
+    [organizationId, level, ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export interface AccountRow {
+  account: string;
+  name: string;
+  currency: string;
+  connected_at: Date | null;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  last_error: string;
+  synced_from: string | null;
+  synced_to: string | null;
+  last_rows: number | null;
+}
+
+export async function listAccounts(db: Queryable, organizationId: string): Promise<AccountRow[]> {
+  const { rows } = await db.query<AccountRow>(
+    `SELECT account, name, currency, connected_at, last_success_at, last_failure_at, last_error,
+            synced_from::text AS synced_from, synced_to::text AS synced_to, last_rows
+     FROM report_accounts WHERE organization_id = $1 ORDER BY account`,
+    [organizationId],
+  );
+  return rows;
+}
+
+export interface CreativeAdRow {
+  ad_id: string;
+  account: string;
+  group_id: string;
+  creative_id: string;
+  format: string;
+  thumbnail_url: string;
+  title: string;
+  body: string;
+  synced_at: Date;
+}
+
+export async function listCreativeAds(db: Queryable, organizationId: string): Promise<CreativeAdRow[]> {
+  const { rows } = await db.query<CreativeAdRow>(
+    `SELECT ad_id, account, group_id, creative_id, format, thumbnail_url, title, body, synced_at
+     FROM report_creative_ads WHERE organization_id = $1 ORDER BY group_id, synced_at DESC, ad_id`,
+    [organizationId],
+  );
+  return rows;
+}
+
+export async function listGroupTags(db: Queryable, organizationId: string): Promise<Map<string, string[]>> {
+  const { rows } = await db.query<{ group_id: string; tags: string[] }>(
+    'SELECT group_id, tags FROM report_creative_tags WHERE organization_id = $1',
+    [organizationId],
+  );
+  return new Map(rows.map((r) => [r.group_id, r.tags]));
+}
+
+/**
+ * Currency of a group of facts: the one stored with it, else the account currency of the ad (or, for
+ * leads without that id, of their campaign), else the organisation's.
+ */
+export class Currencies {
+  private readonly byId: Record<Level, Map<string, string>> = { campaign: new Map(), adset: new Map(), ad: new Map() };
+
+  constructor(ads: AdRow[], creativeAds: CreativeAdRow[], accounts: AccountRow[], private readonly fallback: string) {
+    const accountCurrency = new Map(accounts.filter((a) => a.currency).map((a) => [a.account, a.currency]));
+    for (const c of creativeAds) {
+      const currency = accountCurrency.get(c.account);
+      if (currency) this.byId.ad.set(c.ad_id, currency);
+    }
+    for (const ad of ads) {
+      this.byId.ad.set(ad.ad_id, ad.currency);
+      this.byId.adset.set(ad.adset_id, ad.currency);
+      this.byId.campaign.set(ad.campaign_id, ad.currency);
+    }
+  }
+
+  resolve(stored: string, level: Level, id: string, campaignId: string): string {
+    return stored || this.byId[level].get(id) || this.byId.campaign.get(campaignId) || this.fallback;
+  }
+}
+
+export interface SyncItem {
+  account: string;
+  name: string;
+  currency: string;
+  state: 'ok' | 'failing' | 'never_synced';
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  last_error: string;
+  synced_from: string | null;
+  synced_to: string | null;
+  covers_range: boolean;
+}
+
+export function syncItems(accounts: AccountRow[], from: string, to: string): SyncItem[] {
+  return accounts.map((a) => {
+    const success = a.last_success_at?.getTime() ?? null;
+    const failure = a.last_failure_at?.getTime() ?? null;
+    const state = success === null && failure === null ? 'never_synced' : failure !== null && (success === null || failure > success) ? 'failing' : 'ok';
+    return {
+      account: a.account, name: a.name, currency: a.currency, state,
+      last_success_at: a.last_success_at?.toISOString() ?? null, last_failure_at: a.last_failure_at?.toISOString() ?? null,
+      last_error: state === 'failing' ? a.last_error : '',
+      synced_from: a.synced_from, synced_to: a.synced_to,
+      covers_range: a.synced_from !== null && a.synced_to !== null && a.synced_from <= from && a.synced_to >= to,
+    };
+  });
+}

@@ -1,0 +1,56 @@
+// One row of the creative report: a creative group's metrics, delivery, weekly trend, momentum and fatigue.
+import type { CreativeGroup } from './creative-groups.ts';
+import { fatigueOf, momentumOf, VERDICT_TEXT, type Fatigue, type WeekPoint } from './fatigue.ts';
+import { deliveryOf, emptySums, metricsOf, roundTo, type Delivery, type Metrics, type Sums } from './metrics.ts';
+
+export interface TrendItem {
+  index: number;
+  spend: number;
+  impressions: number;
+  clicks: number;
+  ctr: number | null;
+  frequency: number | null;
+  leads: number;
+  cost_per_lead: number | null;
+}
+
+export interface CreativeRow extends Omit<CreativeGroup, 'ad_ids'> {
+  ad_ids: string[];
+  currency: string;
+  metrics: Metrics;
+  delivery: Delivery;
+  trend: TrendItem[];
+  momentum: number | null;
+  fatigue: Fatigue & { reason: string };
+}
+
+function trendItem(index: number, s: Sums): TrendItem {
+  const d = deliveryOf(s);
+  return {
+    index, spend: roundTo(s.spend, 2), impressions: s.impressions, clicks: s.clicks, ctr: d.ctr, frequency: d.frequency,
+    leads: s.leads, cost_per_lead: metricsOf(s).cost_per_lead,
+  };
+}
+
+/** weekSums is keyed by weeks-from-the-end (0 = the week ending on `to`). */
+export function creativeRow(
+  group: CreativeGroup,
+  currency: string,
+  range: Sums,
+  weekSums: Map<number, Sums>,
+  weeks: { index: number }[],
+  language: 'pl' | 'en',
+): CreativeRow {
+  const series = weeks.map((w) => weekSums.get(weeks.length - w.index) ?? emptySums());
+  const points: WeekPoint[] = series.map((s) => ({ spend: s.spend, impressions: s.impressions, clicks: s.clicks, reach: s.reach, leads: s.leads }));
+  const fatigue = fatigueOf(points);
+  return {
+    ...group,
+    currency,
+    metrics: metricsOf(range),
+    delivery: deliveryOf(range),
+    trend: series.map((s, i) => trendItem(weeks[i].index, s)),
+    momentum: momentumOf(points),
+    fatigue: { ...fatigue, reason: VERDICT_TEXT[fatigue.verdict][language] },
+  };
+}

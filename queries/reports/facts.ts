@@ -1,0 +1,113 @@
+// Sums of the pre-aggregated report facts over a tiled range, grouped by campaign, ad set or ad.
+// Every statement is scoped by organisation; values are always parameters.
+import type { Queryable } from '../../src/db/pool.ts';
+import type { Bucket } from '../../projections/reporting_shared/days.ts';
+
+export type GroupColumn = 'campaign_id' | 'adset_id' | 'ad_id';
+
+export interface FactFilter {
+  campaignId?: string;
+  adsetId?: string;
+  /** Only these ads (creative filters); undefined = every ad. */
+  adIds?: string[];
+}
+
+export interface Grouping {
+  by: GroupColumn;
+  /** When set, rows also carry `week`: 0 for the 7 days ending on this day, 1 for the 7 before, ... */
+  weeksEndingAt?: string;
+}
+
+export interface SpendGroup {
+  id: string;
+  campaign_id: string;
+  adset_id: string;
+  currency: string;
+  week: number;
+  spend: number;
+  platform_leads: number;
+  impressions: number;
+  clicks: number;
+  reach: number;
+}
+
+export interface LeadGroup {
+  id: string;
+  campaign_id: string;
+  adset_id: string;
+  organic: boolean;
+  /** '' = the ad account's currency. */
+  currency: string;
+  week: number;
+  leads: number;
+  qualified: number;
+  rejected: number;
+  sales: number;
+  revenue: number;
+}
+
+function column(by: GroupColumn): string {
+  switch (by) {
+    case 'campaign_id': return 'f.campaign_id';
+    case 'adset_id': return 'f.adset_id';
+    case 'ad_id': return 'f.ad_id';
+    default: {
+      const _never: never = by;
+      throw new Error(`unknown grouping ${String(by)}`);
+    }
+  }
+}
+
+/** WHERE clause and parameters shared by both fact tables. */
+function where(organizationId: string, tiles: Bucket[], filter: FactFilter, grouping: Grouping) {
+  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start)];
+  const conditions = ['f.organization_id = $1'];
+  if (filter.campaignId !== undefined) conditions.push(`f.campaign_id = $${params.push(filter.campaignId)}`);
+  if (filter.adsetId !== undefined) conditions.push(`f.adset_id = $${params.push(filter.adsetId)}`);
+  if (filter.adIds !== undefined) conditions.push(`f.ad_id = ANY($${params.push(filter.adIds)}::text[])`);
+  // Without weeks, the constant stays out of GROUP BY (where a literal would mean a column position).
+  const week = grouping.weeksEndingAt === undefined ? '0' : `(($${params.push(grouping.weeksEndingAt)}::date - f.bucket) / 7)`;
+  const groupWeek = grouping.weeksEndingAt === undefined ? '' : `, ${week}`;
+  return { params, conditions: conditions.join(' AND '), week, groupWeek };
+}
+
+const TILES = 'JOIN unnest($2::smallint[], $3::date[]) AS t(grain, bucket) ON f.grain = t.grain AND f.bucket = t.bucket';
+
+export async function spendBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<SpendGroup[]> {
+  if (!tiles.length) return [];
+  const { params, conditions, week, groupWeek } = where(organizationId, tiles, filter, grouping);
+  const id = column(grouping.by);
+  const { rows } = await db.query<Record<string, string>>(
+    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${week} AS week, sum(f.spend)::text AS spend,
+            sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions, sum(f.clicks)::text AS clicks,
+            sum(f.reach)::text AS reach
+     FROM report_spend_facts f ${TILES}
+     WHERE ${conditions}
+     GROUP BY ${id}, f.currency${groupWeek}`,
+    params,
+  );
+  return rows.map((r) => ({
+    id: r.id, campaign_id: r.campaign_id, adset_id: r.adset_id, currency: r.currency, week: Number(r.week), spend: Number(r.spend),
+    platform_leads: Number(r.platform_leads), impressions: Number(r.impressions), clicks: Number(r.clicks), reach: Number(r.reach),
+  }));
+}
+
+export async function leadsBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {
+  if (!tiles.length) return [];
+  const { params, conditions, week, groupWeek } = where(organizationId, tiles, filter, grouping);
+  const id = column(grouping.by);
+  const { rows } = await db.query<Record<string, string | boolean>>(
+    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, ${week} AS week, sum(f.leads)::text AS leads,
+            sum(f.qualified)::text AS qualified, sum(f.rejected)::text AS rejected, sum(f.sales)::text AS sales,
+            sum(f.revenue)::text AS revenue
+     FROM report_lead_facts f ${TILES}
+     WHERE ${conditions}
+     GROUP BY ${id}, f.campaign_id, f.organic, f.currency${groupWeek}`,
+    params,
+  );
+  return rows.map((r) => ({
+    id: r.id as string, campaign_id: r.campaign_id as string, adset_id: r.adset_id as string, organic: r.organic as boolean, currency: r.currency as string,
+    week: Number(r.week), leads: Number(r.leads), qualified: Number(r.qualified), rejected: Number(r.rejected),
+    sales: Number(r.sales), revenue: Number(r.revenue),
+  }));
+}

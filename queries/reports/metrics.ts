@@ -1,0 +1,95 @@
+// Report metrics from summed facts: counts, money and the cost ratios (null when the divisor is 0).
+export interface Sums {
+  spend: number;
+  platform_leads: number;
+  impressions: number;
+  clicks: number;
+  reach: number;
+  leads: number;
+  qualified: number;
+  rejected: number;
+  sales: number;
+  revenue: number;
+}
+
+export interface Metrics {
+  spend: number;
+  platform_leads: number;
+  leads: number;
+  qualified: number;
+  rejected: number;
+  sales: number;
+  revenue: number;
+  cost_per_lead: number | null;
+  cost_per_qualified: number | null;
+  cost_per_sale: number | null;
+  revenue_per_spend: number | null;
+}
+
+export interface Delivery {
+  impressions: number;
+  clicks: number;
+  ctr: number | null;
+  frequency: number | null;
+  cpm: number | null;
+  cpc: number | null;
+}
+
+export const emptySums = (): Sums => ({ spend: 0, platform_leads: 0, impressions: 0, clicks: 0, reach: 0, leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0 });
+
+const SUM_FIELDS = Object.keys(emptySums()) as (keyof Sums)[];
+
+/** Adds b into a and returns a. */
+export function addInto(a: Sums, b: Partial<Sums>): Sums {
+  for (const f of SUM_FIELDS) a[f] += b[f] ?? 0;
+  return a;
+}
+
+export const roundTo = (x: number, places: number) => Math.round(x * 10 ** places) / 10 ** places;
+const money = (x: number) => roundTo(x, 2);
+const ratio = (num: number, den: number, places = 2): number | null => (den === 0 ? null : roundTo(num / den, places));
+
+export function metricsOf(s: Sums): Metrics {
+  return {
+    spend: money(s.spend),
+    platform_leads: s.platform_leads,
+    leads: s.leads,
+    qualified: s.qualified,
+    rejected: s.rejected,
+    sales: s.sales,
+    revenue: money(s.revenue),
+    cost_per_lead: ratio(s.spend, s.leads),
+    cost_per_qualified: ratio(s.spend, s.qualified),
+    cost_per_sale: ratio(s.spend, s.sales),
+    revenue_per_spend: ratio(s.revenue, s.spend, 4),
+  };
+}
+
+export function deliveryOf(s: Sums): Delivery {
+  return {
+    impressions: s.impressions,
+    clicks: s.clicks,
+    ctr: ratio(s.clicks, s.impressions, 6),
+    frequency: ratio(s.impressions, s.reach, 3),
+    cpm: ratio(s.spend * 1000, s.impressions),
+    cpc: ratio(s.spend, s.clicks),
+  };
+}
+
+/** Signed relative change from previous to current (0.25 = +25%); null when there is no base. */
+export function changeOf(current: number | null, previous: number | null): number | null {
+  if (current === null || previous === null || previous === 0) return null;
+  return roundTo(current / previous - 1, 4);
+}
+
+export function changesOf(current: Metrics, previous: Metrics) {
+  return {
+    spend: changeOf(current.spend, previous.spend),
+    leads: changeOf(current.leads, previous.leads),
+    qualified: changeOf(current.qualified, previous.qualified),
+    sales: changeOf(current.sales, previous.sales),
+    revenue: changeOf(current.revenue, previous.revenue),
+    cost_per_lead: changeOf(current.cost_per_lead, previous.cost_per_lead),
+    cost_per_sale: changeOf(current.cost_per_sale, previous.cost_per_sale),
+  };
+}

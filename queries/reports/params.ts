@@ -1,0 +1,93 @@
+// Report parameters: the query-string schemas (shared by the HTTP routes and the CLI) and their
+// resolution against "today" in the organisation's zone, with the rules zod alone cannot state.
+import { z } from 'zod';
+import { validationError } from '../../commands/shared/errors.ts';
+import { parseTag, type TagChange } from '../../commands/creativegroup/decide.ts';
+import { addDays, isDay, spanDays } from '../../projections/reporting_shared/days.ts';
+import type { Level } from './catalog.ts';
+
+export const MAX_RANGE_DAYS = 366;
+export const DEFAULT_RANGE_DAYS = 30;
+/** A range whose last day is within this many days of today may still gain sales. */
+export const MATURING_DAYS = 30;
+
+const day = (what: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isDay, 'not a calendar day').describe(what);
+const id = (what: string) => z.string().min(1).max(100).describe(what);
+
+export const CampaignReportQuery = z.object({
+  from: day('First day, YYYY-MM-DD in the organisation\'s time zone (default: 29 days before `to`).').optional(),
+  to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today). Not before `from`; at most 366 days from `from`.').optional(),
+  level: z.enum(['campaign', 'adset', 'ad']).describe('Row level (default campaign).').optional(),
+  campaign: id('Platform campaign id; narrows the adset and ad levels (a validation_error at campaign level).').optional(),
+  adset: id('Platform ad set id; narrows the ad level (a validation_error at other levels).').optional(),
+}).strict();
+
+export const CreativeReportQuery = z.object({
+  from: day('First day of the metrics, YYYY-MM-DD (default: the first day of the first week).').optional(),
+  to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today); the last week ends on it.').optional(),
+  format: z.string().min(1).max(50).describe('Creative format, e.g. video, image, carousel.').optional(),
+  campaign: id('Platform campaign id: only spend and leads of this campaign.').optional(),
+  ad_account: id('Ad account id (act_...): only ads of this account.').optional(),
+  tag: z.string().min(3).max(60).describe('dimension:value with dimension hook, creator or offer.').optional(),
+  weeks: z.string().regex(/^[4-8]$/, 'an integer from 4 to 8').describe('Weeks of the trend, 4-8 (default 4), each 7 days, the last ending on `to`.').optional(),
+}).strict();
+
+export interface Range {
+  from: string;
+  to: string;
+}
+
+export interface CampaignParams extends Range {
+  level: Level;
+  campaign?: string;
+  adset?: string;
+}
+
+export interface CreativeParams extends Range {
+  weeks: number;
+  /** First day of the first week. */
+  weeksFrom: string;
+  format?: string;
+  campaign?: string;
+  adAccount?: string;
+  tag?: TagChange;
+}
+
+/** to not before from, at most 366 days. */
+function checkRange(range: Range): Range {
+  if (range.to < range.from) throw validationError('to', 'must not be before from');
+  if (spanDays(range.from, range.to) > MAX_RANGE_DAYS) throw validationError('to', `the range is at most ${MAX_RANGE_DAYS} days`);
+  return range;
+}
+
+export function resolveCampaignParams(query: z.infer<typeof CampaignReportQuery>, today: string): CampaignParams {
+  const to = query.to ?? (query.from && query.from > today ? query.from : today);
+  const range = checkRange({ from: query.from ?? addDays(to, -(DEFAULT_RANGE_DAYS - 1)), to });
+  const level = query.level ?? 'campaign';
+  if (query.campaign !== undefined && level === 'campaign') throw validationError('campaign', 'applies to the adset and ad levels');
+  if (query.adset !== undefined && level !== 'ad') throw validationError('adset', 'applies to the ad level');
+  return { ...range, level, campaign: query.campaign, adset: query.adset };
+}
+
+export function resolveCreativeParams(query: z.infer<typeof CreativeReportQuery>, today: string): CreativeParams {
+  const weeks = query.weeks === undefined ? 4 : Number(query.weeks);
+  const to = query.to ?? today;
+  const weeksFrom = addDays(to, -(7 * weeks - 1));
+  const range = checkRange({ from: query.from ?? weeksFrom, to });
+  const tag = query.tag === undefined ? undefined : parseTag(query.tag, 'tag');
+  if (tag && !tag.value) throw validationError('tag', 'name a value: dimension:value');
+  return {
+    ...range, weeks, weeksFrom, format: query.format, campaign: query.campaign, adAccount: query.ad_account,
+    tag,
+  };
+}
+
+/** The period of the same length just before the range. */
+export function previousRange(range: Range): Range {
+  const length = spanDays(range.from, range.to);
+  return { from: addDays(range.from, -length), to: addDays(range.from, -1) };
+}
+
+export function isMaturing(range: Range, today: string): boolean {
+  return range.to >= addDays(today, -(MATURING_DAYS - 1));
+}

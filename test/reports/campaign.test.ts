@@ -1,0 +1,163 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TestOrg, TestServer } from '../support/server.ts';
+import { settleReports, startReportServer } from './support.ts';
+import { Given } from './events.ts';
+import { givenCampaignScenario, PREVIOUS, RANGE } from './scenario.ts';
+
+const test = suite<{ server: TestServer; org: TestOrg }>('Campaign report: the hand-built scenario');
+test.before(async (ctx) => {
+  ctx.server = await startReportServer();
+  ctx.org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
+  await givenCampaignScenario(new Given(ctx.server.services.store, ctx.org.organizationId));
+  await settleReports(ctx.server);
+});
+test.after(async (ctx) => { await ctx.server.stop(); });
+
+const report = (ctx: { server: TestServer; org: TestOrg }, query: string) =>
+  ctx.server.request('GET', `/campaigns/report?${query}`, { key: ctx.org.key });
+
+const row = (body: any, id: string) => body.rows.find((r: any) => r.id === id);
+
+test('campaign level: spend of the range, the lead cohort with stages reached up to now', async (ctx) => {
+  const res = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}`);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.level, 'campaign');
+  assert.equal(res.body.previous, PREVIOUS);
+  assert.is(res.body.maturing, false);
+  assert.is(res.body.timezone, 'Europe/Warsaw');
+  // c1: spend 100 + 60 (replaced day) + 40 + 30 = 230; leads l1 l2 l3 l4 l7 l8 l11 = 7; qualified l1 l4;
+  // rejected l2 l4; sold l1 (its sale came after the range) for 500.
+  assert.equal(row(res.body, 'c1').metrics, {
+    spend: 230, platform_leads: 7, leads: 7, qualified: 2, rejected: 2, sales: 1, revenue: 500,
+    cost_per_lead: 32.86, cost_per_qualified: 115, cost_per_sale: 230, revenue_per_spend: 2.1739,
+  });
+  assert.is(row(res.body, 'c1').name, 'Campaign c1');
+  assert.is(row(res.body, 'c1').currency, 'PLN');
+  assert.equal(row(res.body, 'c2').metrics, {
+    spend: 20, platform_leads: 1, leads: 1, qualified: 1, rejected: 0, sales: 1, revenue: 300,
+    cost_per_lead: 20, cost_per_qualified: 20, cost_per_sale: 20, revenue_per_spend: 15,
+  });
+  assert.is(row(res.body, 'c2').currency, 'EUR');
+  // c3 spent without leads: every cost is null, revenue per spend is 0.
+  assert.equal(row(res.body, 'c3').metrics, {
+    spend: 10, platform_leads: 0, leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0,
+    cost_per_lead: null, cost_per_qualified: null, cost_per_sale: null, revenue_per_spend: 0,
+  });
+  // c4 has a lead but no spend synced: costs 0 where leads exist, null where no divisor, revenue per spend null.
+  assert.equal(row(res.body, 'c4').metrics, {
+    spend: 0, platform_leads: 0, leads: 1, qualified: 0, rejected: 0, sales: 0, revenue: 0,
+    cost_per_lead: 0, cost_per_qualified: null, cost_per_sale: null, revenue_per_spend: null,
+  });
+  assert.is(row(res.body, 'c4').currency, 'PLN');
+  assert.equal(res.body.rows.map((r: any) => r.id), ['c1', 'c2', 'c3', 'c4']);
+  assert.is(res.body.unattributed, 0);
+});
+
+test('organic leads are apart; totals per currency against the previous period', async (ctx) => {
+  const res = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}`);
+  assert.equal(res.body.organic, { leads: 1, qualified: 1, rejected: 0, sales: 1, revenue: [{ currency: 'PLN', amount: 100 }] });
+  const eur = res.body.totals.find((t: any) => t.currency === 'EUR');
+  const pln = res.body.totals.find((t: any) => t.currency === 'PLN');
+  assert.equal(res.body.totals.map((t: any) => t.currency), ['EUR', 'PLN']);
+  assert.equal(eur.current, row(res.body, 'c2').metrics);
+  assert.equal(eur.previous, {
+    spend: 10, platform_leads: 0, leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0,
+    cost_per_lead: null, cost_per_qualified: null, cost_per_sale: null, revenue_per_spend: 0,
+  });
+  assert.is(eur.change.spend, 1);
+  assert.is(eur.change.leads, null);
+  // PLN: c1 + c3 + c4 = 240 spend, 8 leads; previous: a1's 80 on 25 Feb and l10 sold for 200.
+  assert.equal(pln.current, {
+    spend: 240, platform_leads: 7, leads: 8, qualified: 2, rejected: 2, sales: 1, revenue: 500,
+    cost_per_lead: 30, cost_per_qualified: 120, cost_per_sale: 240, revenue_per_spend: 2.0833,
+  });
+  assert.equal(pln.previous, {
+    spend: 80, platform_leads: 1, leads: 1, qualified: 1, rejected: 0, sales: 1, revenue: 200,
+    cost_per_lead: 80, cost_per_qualified: 80, cost_per_sale: 80, revenue_per_spend: 2.5,
+  });
+  assert.is(pln.change.spend, 2);
+  assert.is(pln.change.cost_per_lead, -0.625);
+});
+
+test('adset and ad levels: a lead with a campaign but no ad set id is unattributed there', async (ctx) => {
+  const adsets = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}&level=adset`);
+  assert.is(adsets.status, 200);
+  assert.is(adsets.body.unattributed, 1);
+  assert.equal(row(adsets.body, 's1').metrics.leads, 4); // l1 l2 l3 l8
+  assert.is(row(adsets.body, 's1').campaign_id, 'c1');
+  assert.is(row(adsets.body, 's1').campaign_name, 'Campaign c1');
+  assert.is(row(adsets.body, 's1').ad_id, null);
+  assert.equal(row(adsets.body, 's2').metrics.leads, 2); // l4 and the fetched l11
+  const ads = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}&level=ad`);
+  assert.is(ads.body.unattributed, 1);
+  assert.equal(row(ads.body, 'a1').metrics.spend, 160);
+  assert.equal(row(ads.body, 'a1').metrics.leads, 2);
+  assert.equal(row(ads.body, 'a2').metrics.leads, 2); // l3, and l8 at 00:30 local on 1 March
+  assert.equal([row(ads.body, 'a1').adset_id, row(ads.body, 'a1').adset_name, row(ads.body, 'a1').ad_name], ['s1', 'Ad set s1', 'Ad a1']);
+  // Totals do not depend on the level.
+  assert.equal(ads.body.totals, adsets.body.totals);
+});
+
+test('filters: campaign narrows ad sets and ads, adset narrows ads', async (ctx) => {
+  const adsets = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}&level=adset&campaign=c1`);
+  assert.equal(adsets.body.rows.map((r: any) => r.id), ['s1', 's2']);
+  assert.is(adsets.body.unattributed, 1);
+  assert.equal(adsets.body.totals.map((t: any) => [t.currency, t.current.spend, t.current.leads]), [['PLN', 230, 7]]);
+  const ads = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}&level=ad&campaign=c1&adset=s1`);
+  assert.equal(ads.body.rows.map((r: any) => r.id), ['a1', 'a2']);
+  assert.is(ads.body.unattributed, 0);
+  const none = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}&level=ad&adset=nope`);
+  assert.equal(none.body.rows, []);
+  assert.equal(none.body.totals, []);
+});
+
+test('syncs: each ad account with its state', async (ctx) => {
+  const res = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}`);
+  assert.equal(res.body.syncs, [
+    { account: 'act_1', name: 'Account act_1', currency: 'PLN', state: 'ok', last_success_at: '2024-04-01T03:00:00.000Z', last_failure_at: null, last_error: '', synced_from: '2024-02-01', synced_to: '2024-03-31', covers_range: true },
+    { account: 'act_2', name: 'Account act_2', currency: 'EUR', state: 'failing', last_success_at: '2024-04-01T03:00:00.000Z', last_failure_at: '2024-04-02T03:00:00.000Z', last_error: 'token expired', synced_from: '2024-03-01', synced_to: '2024-03-31', covers_range: true },
+  ]);
+});
+
+test('a range of exactly 366 days is answered from the roll-ups; 367 days is a validation_error', async (ctx) => {
+  const year = await report(ctx, 'from=2023-03-11&to=2024-03-10');
+  assert.is(year.status, 200);
+  const pln = year.body.totals.find((t: any) => t.currency === 'PLN');
+  // The range and the previous period of the scenario together: 240 + 80 spend, 8 + 1 leads, 500 + 200 revenue.
+  assert.equal([pln.current.spend, pln.current.leads, pln.current.sales, pln.current.revenue], [320, 9, 2, 700]);
+  assert.equal(year.body.totals.find((t: any) => t.currency === 'EUR').current.spend, 30);
+  const tooLong = await report(ctx, 'from=2023-03-10&to=2024-03-10');
+  assert.is(tooLong.status, 400);
+  assert.is(tooLong.body.error.code, 'validation_error');
+  assert.is(tooLong.body.error.details.fields[0].field, 'to');
+});
+
+test('bad parameters are validation errors', async (ctx) => {
+  for (const query of ['from=2024-03-10&to=2024-03-01', 'level=campaign&campaign=c1', 'level=adset&adset=s1', 'from=2024-02-30', 'level=country', 'foo=1']) {
+    const res = await report(ctx, query);
+    assert.is(res.status, 400, query);
+    assert.is(res.body.error.code, 'validation_error', query);
+  }
+});
+
+test('defaults: the last 30 days, maturing', async (ctx) => {
+  const res = await report(ctx, '');
+  assert.is(res.status, 200);
+  assert.is(res.body.maturing, true);
+  const days = (Date.parse(res.body.to) - Date.parse(res.body.from)) / 86_400_000 + 1;
+  assert.is(days, 30);
+});
+
+test('another organisation\'s key sees an empty report; a key without the scope is refused', async (ctx) => {
+  const other = await ctx.server.newOrganization({ scopes: ['campaigns:read'] });
+  const res = await ctx.server.request('GET', `/campaigns/report?from=${RANGE.from}&to=${RANGE.to}&level=ad`, { key: other.key });
+  assert.is(res.status, 200);
+  assert.equal([res.body.rows, res.body.totals, res.body.syncs, res.body.unattributed, res.body.organic.leads], [[], [], [], 0, 0]);
+  const noScope = await ctx.server.newOrganization({ scopes: ['creatives:read'] });
+  const refused = await ctx.server.request('GET', '/campaigns/report', { key: noScope.key });
+  assert.is(refused.status, 403);
+  assert.is(refused.body.error.details.required_scope, 'campaigns:read');
+});
+
+test.run();
