@@ -51,8 +51,10 @@ export class EsdbEventStore implements EventStore {
     } catch (error) {
       throw mapAppendError(error, stream, expectedRevision);
     }
-    // Servers before 22.6 do not return the position: the stream's last event carries it.
-    const position = result.position ?? (await this.readStream(stream, { direction: 'backwards', maxCount: 1 }))[0]?.position ?? START;
+    // The result's position is the write's; read-your-writes needs the last event's exactly (and servers
+    // before 22.6 return none): for several events, read that event back by its revision.
+    let position = events.length === 1 ? result.position : undefined;
+    position ??= (await this.readStream(stream, { fromRevision: result.nextExpectedRevision, maxCount: 1 }))[0]?.position ?? START;
     return { nextExpectedRevision: result.nextExpectedRevision, position };
   }
 
