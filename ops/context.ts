@@ -64,5 +64,9 @@ export function positional(ctx: CliContext, index: number, label: string): strin
 }
 
 export function makeSettle(services: Services) {
-  return (position?: Position) => drainProjections(services.pool, services.store, projectors, services.waiter, position);
+  return async (position?: Position) => {
+    // A running server leads the projectors: hear its checkpoints (NOTIFY) instead of waiting out the time-out.
+    await services.waiter.listen();
+    await drainProjections(services.pool, services.store, projectors, services.waiter, position);
+  };
 }

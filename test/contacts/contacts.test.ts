@@ -2,30 +2,165 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 
-const test = suite<{ server: TestServer; org: TestOrg }>('Contacts: create, read, update');
+const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Contacts: create, read, update, list');
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
   ctx.org = await ctx.server.newOrganization();
+  ctx.other = await ctx.server.newOrganization();
 });
 test.after(async (ctx) => { await ctx.server.stop(); });
 
-test('POST /contacts stores the phone in E.164 and the e-mail lower-cased, and the list sees it at once', async ({ server, org }) => {
+let seq = 0;
+const phone = () => `+4850${String(1_000_000 + ++seq).slice(-7)}`;
+
+test('POST /contacts stores the phone in E.164 and the e-mail lower-cased; GET and the list see it at once', async ({ server, org }) => {
   const res = await server.request('POST', '/contacts', { key: org.key, body: { name: 'Anna Nowak', phone: '601 234 567', email: '  Anna@Example.COM ', tags: ['vip', ' vip '] } });
   assert.is(res.status, 201, JSON.stringify(res.body));
   assert.is(res.body.phone, '+48601234567');
   assert.is(res.body.email, 'anna@example.com');
   assert.equal(res.body.tags, ['vip']);
-  assert.is(res.body.stage, 'new');
-  assert.is(res.body.cycle, 1);
-  assert.is(res.body.first_source, 'api');
-  assert.is(res.body.first_ad, null);
-  assert.is(res.body.owner_id, null);
-  assert.is(res.body.sms_optout, false);
+  assert.equal([res.body.stage, res.body.cycle, res.body.first_source, res.body.first_ad, res.body.owner_id, res.body.sms_optout, res.body.last_activity_at], ['new', 1, 'api', null, null, false, null]);
   const list = await server.request('GET', '/contacts', { key: org.key });
   assert.is(list.status, 200);
-  assert.ok(list.body.data.some((c: { id: string }) => c.id === res.body.id));
+  assert.equal(list.body.data.find((c: { id: string }) => c.id === res.body.id), res.body);
   const one = await server.request('GET', `/contacts/${res.body.id}`, { key: org.key });
   assert.equal(one.body, res.body);
+  const [created] = (await server.services.store.readStream(`contact-${res.body.id}`));
+  assert.is(created.type, 'ContactCreated');
+  assert.is(created.metadata.correlationId, res.headers.get('x-request-id'));
+});
+
+test('POST /contacts refuses a bad phone, a bad e-mail, a long name, a missing phone and e-mail, and unknown fields', async ({ server, org }) => {
+  const cases: [unknown, number, string][] = [
+    [{ phone: '12345' }, 400, 'validation_error'],
+    [{ phone: '+48 abc 123 456' }, 400, 'validation_error'],
+    [{ email: 'not-an-email' }, 400, 'validation_error'],
+    [{ email: `${'a'.repeat(250)}@b.pl` }, 400, 'validation_error'],
+    [{ name: 'x'.repeat(201), phone: phone() }, 400, 'validation_error'],
+    [{ name: 'Nobody' }, 400, 'validation_error'],
+    [{ phone: phone(), tags: ['x'.repeat(51)] }, 400, 'validation_error'],
+    [{ phone: phone(), nickname: 'x' }, 400, 'invalid_json'],
+  ];
+  for (const [body, status, code] of cases) {
+    const res = await server.request('POST', '/contacts', { key: org.key, body });
+    assert.is(res.status, status, JSON.stringify(body));
+    assert.is(res.body.error.code, code, JSON.stringify(body));
+  }
+  const res = await server.request('POST', '/contacts', { key: org.key, body: { phone: '12345' } });
+  assert.equal(res.body.error.details.fields[0].field, 'phone');
+});
+
+test('the same phone or e-mail again is 409 contact_exists naming the contact; another organisation may have it', async ({ server, org, other }) => {
+  const p = phone();
+  const first = await server.request('POST', '/contacts', { key: org.key, body: { phone: p, email: 'dup@example.com' } });
+  assert.is(first.status, 201);
+  for (const body of [{ phone: p.replace('+48', '') }, { email: 'DUP@example.com ' }, { phone: phone(), email: 'dup@example.com' }]) {
+    const again = await server.request('POST', '/contacts', { key: org.key, body });
+    assert.is(again.status, 409, JSON.stringify(body));
+    assert.is(again.body.error.code, 'contact_exists');
+    assert.equal(again.body.error.details, { contact_id: first.body.id });
+  }
+  const elsewhere = await server.request('POST', '/contacts', { key: other.key, body: { phone: p, email: 'dup@example.com' } });
+  assert.is(elsewhere.status, 201);
+});
+
+test('two concurrent creates with the same phone give one 201 and one 409', async ({ server, org }) => {
+  for (let round = 0; round < 5; round++) {
+    const p = phone();
+    const answers = await Promise.all([1, 2].map((n) => server.request('POST', '/contacts', { key: org.key, body: { name: `racer ${n}`, phone: p } })));
+    const statuses = answers.map((a) => a.status).sort();
+    assert.equal(statuses, [201, 409]);
+    const winner = answers.find((a) => a.status === 201)!;
+    const loser = answers.find((a) => a.status === 409)!;
+    assert.is(loser.body.error.details.contact_id, winner.body.id);
+  }
+});
+
+test('PATCH changes fields with one history line each; empty removes; one of phone and e-mail must remain', async ({ server, org }) => {
+  const p = phone();
+  const created = await server.request('POST', '/contacts', { key: org.key, body: { name: 'Ewa', phone: p, tags: ['a'] } });
+  const id = created.body.id;
+  const patched = await server.request('PATCH', `/contacts/${id}`, { key: org.key, body: { name: 'Ewa Kowalska', email: 'ewa@example.com', tags: ['b', 'c'] } });
+  assert.is(patched.status, 200, JSON.stringify(patched.body));
+  assert.equal([patched.body.name, patched.body.email, patched.body.tags], ['Ewa Kowalska', 'ewa@example.com', ['b', 'c']]);
+  const events = await server.services.store.readStream(`contact-${id}`);
+  const update = events[events.length - 1].data as { history: string[] };
+  assert.equal(update.history, ['name changed', 'e-mail added', 'tags set to [b, c]']);
+  const noPhone = await server.request('PATCH', `/contacts/${id}`, { key: org.key, body: { phone: '' } });
+  assert.is(noPhone.body.phone, '');
+  const none = await server.request('PATCH', `/contacts/${id}`, { key: org.key, body: { email: '' } });
+  assert.is(none.status, 400);
+  assert.is(none.body.error.code, 'validation_error');
+  // The released phone can be taken by another contact, and this one cannot take a phone someone holds.
+  const taker = await server.request('POST', '/contacts', { key: org.key, body: { phone: p } });
+  assert.is(taker.status, 201);
+  const clash = await server.request('PATCH', `/contacts/${id}`, { key: org.key, body: { phone: p } });
+  assert.is(clash.status, 409);
+  assert.equal(clash.body.error.details, { contact_id: taker.body.id });
+  const same = await server.request('PATCH', `/contacts/${id}`, { key: org.key, body: { name: 'Ewa Kowalska' } });
+  assert.is(same.status, 200);
+  assert.is(same.body.updated_at, noPhone.body.updated_at);
+});
+
+test('lists filter by stage, tag, e-mail and phone (matched by hash), page with cursors, and refuse foreign cursors', async ({ server, org, other }) => {
+  const p = phone();
+  const tagged = await server.request('POST', '/contacts', { key: org.key, body: { name: 'Filter me', phone: p, email: 'filter@example.com', tags: ['filter-tag'] } });
+  const byTag = await server.request('GET', '/contacts?tag=filter-tag', { key: org.key });
+  assert.equal(byTag.body.data.map((c: { id: string }) => c.id), [tagged.body.id]);
+  const byEmail = await server.request('GET', `/contacts?email=${encodeURIComponent(' FILTER@example.com')}`, { key: org.key });
+  assert.equal(byEmail.body.data.map((c: { id: string }) => c.id), [tagged.body.id]);
+  const byPhone = await server.request('GET', `/contacts?phone=${encodeURIComponent(p.slice(3))}`, { key: org.key });
+  assert.equal(byPhone.body.data.map((c: { id: string }) => c.id), [tagged.body.id]);
+  const byStage = await server.request('GET', '/contacts?stage=sold', { key: org.key });
+  assert.equal(byStage.body.data, []);
+  const badStage = await server.request('GET', '/contacts?stage=won', { key: org.key });
+  assert.is(badStage.status, 400);
+  const first = await server.request('GET', '/contacts?limit=2', { key: org.key });
+  assert.is(first.body.data.length, 2);
+  assert.is(first.body.has_more, true);
+  const second = await server.request('GET', `/contacts?limit=2&cursor=${first.body.next_cursor}`, { key: org.key });
+  assert.is(second.status, 200);
+  assert.not.ok(second.body.data.some((c: { id: string }) => first.body.data.some((f: { id: string }) => f.id === c.id)));
+  const filtered = await server.request('GET', `/contacts?limit=2&tag=x&cursor=${first.body.next_cursor}`, { key: org.key });
+  assert.is(filtered.body.error.code, 'invalid_cursor');
+  const foreign = await server.request('GET', `/contacts?limit=2&cursor=${first.body.next_cursor}`, { key: other.key });
+  assert.is(foreign.body.error.code, 'invalid_cursor');
+});
+
+test('another organisation sees nothing: list, GET, PATCH and every action answer as if the contact did not exist', async ({ server, org, other }) => {
+  const mine = await server.request('POST', '/contacts', { key: org.key, body: { phone: phone(), email: 'private@example.com', tags: ['secret'] } });
+  const id = mine.body.id;
+  const list = await server.request('GET', '/contacts?tag=secret', { key: other.key });
+  assert.equal(list.body.data, []);
+  const byEmail = await server.request('GET', '/contacts?email=private@example.com', { key: other.key });
+  assert.equal(byEmail.body.data, []);
+  const attempts: [string, string, unknown][] = [
+    ['GET', `/contacts/${id}`, undefined],
+    ['PATCH', `/contacts/${id}`, { name: 'hijack' }],
+    ['POST', `/contacts/${id}/stage`, { stage: 'sold' }],
+    ['POST', `/contacts/${id}/notes`, { text: 'hi' }],
+    ['POST', `/contacts/${id}/tags`, { add: ['x'] }],
+    ['POST', `/contacts/${id}/sms-optout`, { sms_optout: true }],
+  ];
+  for (const [method, path, body] of attempts) {
+    const res = await server.request(method, path, { key: other.key, body });
+    assert.is(res.status, 404, `${method} ${path}`);
+    assert.is(res.body.error.code, 'not_found');
+  }
+  const still = await server.request('GET', `/contacts/${id}`, { key: org.key });
+  assert.equal(still.body, mine.body);
+});
+
+test('scopes: contacts:read cannot write, and a key without contacts scopes cannot read', async ({ server, org }) => {
+  const reader = await server.newKey(org.organizationId, ['contacts:read']);
+  const write = await server.request('POST', '/contacts', { key: reader.key, body: { phone: phone() } });
+  assert.is(write.status, 403);
+  assert.equal(write.body.error.details, { required_scope: 'contacts:write' });
+  const none = await server.newKey(org.organizationId, ['leads:read']);
+  const read = await server.request('GET', '/contacts', { key: none.key });
+  assert.is(read.status, 403);
+  const unknown = await server.request('GET', '/contacts/nope', { key: reader.key });
+  assert.is(unknown.status, 404);
 });
 
 test.run();

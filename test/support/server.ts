@@ -50,7 +50,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...env,
   });
   const log = createLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
-  const booted = await boot(config, { log, poolSize: 10 });
+  // Each projector's leader holds one connection for good; the rest serve requests and process managers.
+  const booted = await boot(config, { log, poolSize: 40 });
   await booted.startWorkers();
   const state: AppState = { ready: true };
   const app = createApp(booted.services, state);

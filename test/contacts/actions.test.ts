@@ -1,0 +1,147 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { configureRoundRobin } from '../../commands/owners/handlers.ts';
+
+const run = promisify(execFile);
+const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Contacts: stage, notes, tags, SMS block, merge, owners');
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  ctx.org = await ctx.server.newOrganization();
+  ctx.other = await ctx.server.newOrganization();
+});
+test.after(async (ctx) => { await ctx.server.stop(); });
+
+let seq = 0;
+const phone = () => `+4851${String(1_000_000 + ++seq).slice(-7)}`;
+async function contact(server: TestServer, org: TestOrg, body: Record<string, unknown> = {}) {
+  const res = await server.request('POST', '/contacts', { key: org.key, body: { phone: phone(), ...body } });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  return res.body as { id: string; phone: string; updated_at: string; owner_id: string | null };
+}
+
+test('a stage change without leads moves the contact; asking for the current stage is 409 stage_conflict', async ({ server, org }) => {
+  const c = await contact(server, org);
+  const moved = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'contacted' } });
+  assert.is(moved.status, 200, JSON.stringify(moved.body));
+  assert.equal([moved.body.contact.stage, moved.body.platform_events_queued, moved.body.leads_without_send], ['contacted', 0, 0]);
+  assert.ok(moved.body.contact.last_activity_at);
+  const again = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'contacted' } });
+  assert.is(again.status, 409);
+  assert.is(again.body.error.code, 'stage_conflict');
+  const bad = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'won' } });
+  assert.is(bad.body.error.code, 'validation_error');
+  const badCurrency = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'sold', value: 10, currency: 'XYZ' } });
+  assert.is(badCurrency.body.error.code, 'validation_error');
+  const listed = await server.request('GET', '/contacts?stage=contacted', { key: org.key });
+  assert.ok(listed.body.data.some((x: { id: string }) => x.id === c.id));
+  const missing = await server.request('POST', '/contacts/00000000-0000-0000-0000-000000000000/stage', { key: org.key, body: { stage: 'sold' } });
+  assert.is(missing.status, 404);
+});
+
+test('notes: kinds, 1-5000 characters, time defaults to now and may not be in the future; last_activity_at follows', async ({ server, org }) => {
+  const c = await contact(server, org);
+  const note = await server.request('POST', `/contacts/${c.id}/notes`, { key: org.key, body: { text: 'Called back' } });
+  assert.is(note.status, 201);
+  assert.equal([note.body.contact_id, note.body.kind, note.body.text], [c.id, 'note', 'Called back']);
+  assert.ok(Math.abs(Date.parse(note.body.time) - Date.now()) < 60_000);
+  const call = await server.request('POST', `/contacts/${c.id}/notes`, { key: org.key, body: { kind: 'call', text: 'x', time: '2030-01-01T10:00:00+02:00' } });
+  assert.is(call.status, 400, 'in the future');
+  const past = await server.request('POST', `/contacts/${c.id}/notes`, { key: org.key, body: { kind: 'meeting', text: 'Met', time: '2024-01-01T10:00:00+02:00' } });
+  assert.is(past.status, 201);
+  assert.is(past.body.time, '2024-01-01T08:00:00.000Z');
+  for (const body of [{ text: '' }, { text: 'x'.repeat(5001) }, { text: '   ' }, { kind: 'sms', text: 'x' }, {}]) {
+    const res = await server.request('POST', `/contacts/${c.id}/notes`, { key: org.key, body });
+    assert.is(res.status, 400, JSON.stringify(body).slice(0, 40));
+  }
+  const max = await server.request('POST', `/contacts/${c.id}/notes`, { key: org.key, body: { text: 'y'.repeat(5000) } });
+  assert.is(max.status, 201);
+  const read = await server.request('GET', `/contacts/${c.id}`, { key: org.key });
+  assert.is(read.body.last_activity_at, note.body.time > max.body.time ? note.body.time : max.body.time);
+});
+
+test('tags: add and remove in one call, trimmed, 1-50 characters, at most 50 on a contact', async ({ server, org }) => {
+  const c = await contact(server, org, { tags: ['a', 'b'] });
+  const res = await server.request('POST', `/contacts/${c.id}/tags`, { key: org.key, body: { add: [' c ', 'a'], remove: ['b'] } });
+  assert.is(res.status, 200);
+  assert.equal(res.body.tags, ['a', 'c']);
+  const empty = await server.request('POST', `/contacts/${c.id}/tags`, { key: org.key, body: {} });
+  assert.is(empty.body.error.code, 'validation_error');
+  const long = await server.request('POST', `/contacts/${c.id}/tags`, { key: org.key, body: { add: ['x'.repeat(51)] } });
+  assert.is(long.body.error.code, 'validation_error');
+  const many = await server.request('POST', `/contacts/${c.id}/tags`, { key: org.key, body: { add: Array.from({ length: 49 }, (_, i) => `t${i}`) } });
+  assert.is(many.body.error.code, 'validation_error');
+  const byTag = await server.request('GET', '/contacts?tag=c', { key: org.key });
+  assert.ok(byTag.body.data.some((x: { id: string }) => x.id === c.id));
+});
+
+test('SMS block: every contact with the phone follows, and the do-not-send list keeps in step; a later contact starts blocked', async ({ server, org }) => {
+  const p = phone();
+  const a = await contact(server, org, { phone: p });
+  const blocked = await server.request('POST', `/contacts/${a.id}/sms-optout`, { key: org.key, body: { sms_optout: true } });
+  assert.is(blocked.status, 200);
+  assert.is(blocked.body.sms_optout, true);
+  const hash = (await server.services.pool.query('SELECT phone_hash FROM contacts WHERE id = $1', [a.id])).rows[0].phone_hash;
+  const listed = await server.services.pool.query('SELECT 1 FROM sms_do_not_send WHERE organization_id = $1 AND phone_hash = $2', [org.organizationId, hash]);
+  assert.is(listed.rowCount, 1);
+  // The phone moves to another card: it starts blocked, because the list says so.
+  await server.request('PATCH', `/contacts/${a.id}`, { key: org.key, body: { phone: '', email: `a${seq}@example.com` } });
+  const b = await server.request('POST', '/contacts', { key: org.key, body: { phone: p } });
+  assert.is(b.body.sms_optout, true);
+  const allowed = await server.request('POST', `/contacts/${b.body.id}/sms-optout`, { key: org.key, body: { sms_optout: false } });
+  assert.is(allowed.body.sms_optout, false);
+  const gone = await server.services.pool.query('SELECT 1 FROM sms_do_not_send WHERE organization_id = $1 AND phone_hash = $2', [org.organizationId, hash]);
+  assert.is(gone.rowCount, 0);
+  const missing = await server.request('POST', `/contacts/${b.body.id}/sms-optout`, { key: org.key, body: {} });
+  assert.is(missing.body.error.code, 'validation_error');
+});
+
+test('merge (ops contacts merge ID --into ID): the merged card leaves lists and answers 409 contact_merged everywhere', async ({ server, org, other }) => {
+  const email = `merge${seq}@example.com`;
+  const from = await contact(server, org, { tags: ['from-tag'], email });
+  const into = await contact(server, org, { tags: ['into-tag'] });
+  await server.request('POST', `/contacts/${from.id}/notes`, { key: org.key, body: { text: 'moves along' } });
+  const cli = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'contacts', 'merge', from.id, '--into', into.id, '--json'], {
+    env: { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' },
+  });
+  assert.equal(JSON.parse(cli.stdout), { id: from.id, merged_into: into.id });
+  await server.settle();
+  const survivor = await server.request('GET', `/contacts/${into.id}`, { key: org.key });
+  assert.equal(survivor.body.tags, ['into-tag', 'from-tag']);
+  const notes = await server.services.pool.query('SELECT contact_id FROM contact_notes WHERE organization_id = $1 AND text = $2', [org.organizationId, 'moves along']);
+  assert.is(notes.rows[0].contact_id, into.id);
+  const list = await server.request('GET', '/contacts?limit=100', { key: org.key });
+  assert.not.ok(list.body.data.some((c: { id: string }) => c.id === from.id));
+  const attempts: [string, string, unknown][] = [
+    ['GET', `/contacts/${from.id}`, undefined], ['PATCH', `/contacts/${from.id}`, { name: 'x' }], ['POST', `/contacts/${from.id}/stage`, { stage: 'sold' }],
+    ['POST', `/contacts/${from.id}/notes`, { text: 'x' }], ['POST', `/contacts/${from.id}/tags`, { add: ['x'] }], ['POST', `/contacts/${from.id}/sms-optout`, { sms_optout: true }],
+  ];
+  for (const [method, path, body] of attempts) {
+    const res = await server.request(method, path, { key: org.key, body });
+    assert.is(res.status, 409, `${method} ${path}`);
+    assert.equal(res.body.error, { ...res.body.error, code: 'contact_merged', details: { merged_into: into.id } });
+  }
+  // Its e-mail still belongs to the person: a new card with it is refused, naming the survivor.
+  const dup = await server.request('POST', '/contacts', { key: org.key, body: { email } });
+  assert.equal(dup.body.error.details, { contact_id: into.id });
+  const foreign = await server.request('GET', `/contacts/${from.id}`, { key: other.key });
+  assert.is(foreign.status, 404);
+  const bad = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'contacts', 'merge', into.id, '--into', from.id], {
+    env: { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' },
+  }).catch((error: { code: number; stderr: string }) => error);
+  assert.is((bad as { code: number }).code, 2);
+  assert.match((bad as { stderr: string }).stderr, /contact_merged/);
+});
+
+test('round robin: each new contact gets the next owner in turn; off again means no owner', async ({ server, other }) => {
+  await configureRoundRobin(server.services.store, { organizationId: other.organizationId, users: ['u1', 'u2', 'u3'] }, new Date());
+  const owners: (string | null)[] = [];
+  for (let i = 0; i < 4; i++) owners.push((await contact(server, other)).owner_id);
+  assert.equal(owners, ['u1', 'u2', 'u3', 'u1']);
+  await configureRoundRobin(server.services.store, { organizationId: other.organizationId, users: [] }, new Date());
+  assert.is((await contact(server, other)).owner_id, null);
+});
+
+test.run();
