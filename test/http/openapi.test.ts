@@ -22,7 +22,7 @@ test.after(async (ctx) => { await ctx.app.stop(); await ctx.server.stop(); });
 async function validate(document: unknown): Promise<void> {
   const validator = new Validator();
   // The validator resolves references in place: give it a copy.
-  const result = await validator.validate(structuredClone(document) as object);
+  const result = await validator.validate(structuredClone(document) as Parameters<Validator["validate"]>[0]);
   assert.equal(result.errors ?? [], [], JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
   assert.ok(result.valid);
   assert.is(validator.version, '3.1');
