@@ -18,11 +18,24 @@ const code = await new Promise<number>((resolve) => {
     env: { ...process.env, TEST_PG_URL: db.urlFor('postgres'), LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // A test that hangs must fail the run, not stall it: no output for this long ends it.
+  const quietLimitMs = Number(process.env.TEST_QUIET_LIMIT_MS ?? 240_000);
+  let watchdog = setTimeout(stall, quietLimitMs);
+  function stall() {
+    process.stdout.write(`\nno test output for ${quietLimitMs / 1000} s: stopping the run\n`);
+    output += '\nSTALLED\n';
+    child.kill('SIGKILL');
+  }
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
     process.stdout.write(chunk);
+    clearTimeout(watchdog);
+    watchdog = setTimeout(stall, quietLimitMs);
   });
-  child.on('close', (status) => resolve(status ?? 1));
+  child.on('close', (status) => {
+    clearTimeout(watchdog);
+    resolve(status ?? 1);
+  });
 });
 await db.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });
