@@ -1,0 +1,125 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer, type TestOrg } from '../support/server.ts';
+import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
+import { connectAdAccount } from '../../commands/adaccount/handlers.ts';
+import { adCreativeStream, adSpendStream } from '../../commands/adaccount/adaccount.ts';
+import { creativeGroupOf } from '../../commands/adaccount/creative.ts';
+import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
+import { addDays, dayIn } from '../../src/processes/jobs/kinds/days.ts';
+import { eventually } from './support/jobs.ts';
+
+const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Jobs: ad_spend and creative_sync against the sandbox');
+const ACCOUNT = 'act_1001';
+const TZ = 'Europe/Warsaw';
+const adId = (a: number) => String(140_000_000_000 + 100_000 + a);
+
+test.before(async (ctx) => {
+  ctx.sandbox = await startSandbox();
+  ctx.server = await startTestServer({ PLATFORM_API_URL: ctx.sandbox.url, JOB_POLL: '50ms', JOB_RETRY_SCHEDULE: '100ms', JOB_MAX_ATTEMPTS: '2' });
+  ctx.org = await ctx.server.newOrganization();
+});
+test.after(async (ctx) => {
+  await ctx.server.stop();
+  await ctx.sandbox.stop();
+});
+
+async function jobsOf(server: TestServer, org: TestOrg, kind: string): Promise<any[]> {
+  const res = await server.request('GET', '/jobs?limit=100', { key: org.key });
+  return res.body.data.filter((j: any) => j.kind === kind);
+}
+
+async function finished(server: TestServer, org: TestOrg, kind: string, count: number): Promise<any[]> {
+  return eventually(async () => {
+    const jobs = (await jobsOf(server, org, kind)).filter((j) => j.status === 'done' || j.status === 'failed');
+    return jobs.length >= count ? jobs : undefined;
+  }, `${count} finished ${kind} jobs`);
+}
+
+async function spendEvents(server: TestServer, org: TestOrg): Promise<{ type: string; data: any }[]> {
+  return (await server.services.store.readStream(adSpendStream(org.organizationId, ACCOUNT))).map((e) => ({ type: e.type, data: e.data as any }));
+}
+
+test('connecting an account backfills 90 days, split when the platform says it is too much, with the numbers it served', async ({ server, sandbox, org }) => {
+  const today = dayIn(TZ, new Date());
+  sandbox.seedAdAccount({ id: ACCOUNT, name: 'Shop ads', currency: 'EUR', timezoneName: TZ });
+  const served = sandbox.generateInsights(ACCOUNT, { ads: 30, days: 90, since: addDays(today, -89) });
+  sandbox.setInsightsCellLimit(1000);
+  sandbox.seedCreative({ id: 'cr-video-a', videoId: 'vid-1', title: 'Spring' });
+  sandbox.seedCreative({ id: 'cr-video-b', videoId: 'vid-1', title: 'Spring, cut 2' });
+  sandbox.seedCreative({ id: 'cr-image', imageHash: 'img-9' });
+  sandbox.seedAd({ id: adId(0), creativeId: 'cr-video-a' });
+  sandbox.seedAd({ id: adId(1), creativeId: 'cr-video-b' });
+  sandbox.seedAd({ id: adId(2), creativeId: 'cr-image' });
+
+  const connected = await connectAdAccount(server.services, { organizationId: org.organizationId, account: ACCOUNT, token: 'tok-1' }, { organizationId: org.organizationId, actor: 'test' });
+  assert.equal([connected.currency, connected.timezone], ['EUR', TZ]);
+  const [job] = await finished(server, org, 'ad_spend', 1);
+  assert.is(job.status, 'done', job.error);
+  assert.equal([job.trigger, job.priority], ['connect', 'user']);
+  assert.match(job.summary, /2700 daily rows of 30 ads/);
+  assert.ok(sandbox.requestsTo(`/${ACCOUNT}/insights`) > 4, 'the range was split');
+
+  const events = await spendEvents(server, org);
+  const chunks = events.filter((e) => e.type === 'AdSpendSynced');
+  assert.ok(chunks.every((c) => c.data.days.length <= 1000 && c.data.currency === 'EUR'));
+  const days = chunks.flatMap((c) => c.data.days);
+  assert.is(days.length, served.rows);
+  assert.is(new Set(days.map((d: any) => `${d.date}/${d.ad_id}`)).size, served.rows);
+  const sum = (f: (d: any) => number) => days.reduce((s: number, d: any) => s + f(d), 0);
+  assert.is(Math.round(sum((d) => d.spend) * 100), Math.round(served.spend * 100));
+  assert.is(sum((d) => d.impressions), served.impressions);
+  assert.is(sum((d) => d.clicks), served.clicks);
+  assert.is(sum((d) => d.platform_leads), served.leads, 'each lead once, though the platform lists it under several action types');
+  assert.ok(days.every((d: any) => typeof d.spend === 'number' && d.campaign_name && d.adset_id && d.ad_name));
+  const outcome = events[events.length - 1];
+  assert.equal([outcome.type, outcome.data.since, outcome.data.until, outcome.data.rows], ['AdSpendSyncSucceeded', addDays(today, -89), today, 2700]);
+});
+
+test('the follow-up creative sync reads each seen ad\'s creative and names the ads without one', async ({ server, org }) => {
+  const [job] = await finished(server, org, 'creative_sync', 1);
+  assert.is(job.status, 'done', job.error);
+  assert.equal([job.trigger, job.priority], ['follow_up', 'background']);
+  assert.match(job.summary, /^3 of 30 ads' creatives read \(2 creative groups\); 27 without a creative/);
+  const creatives = (await server.services.store.readStream(adCreativeStream(org.organizationId, ACCOUNT))).map((e) => e.data as any);
+  const byAd = Object.fromEntries(creatives.map((c) => [c.ad_id, c]));
+  assert.equal(Object.keys(byAd).sort(), [adId(0), adId(1), adId(2)]);
+  assert.equal([byAd[adId(0)].creative_id, byAd[adId(0)].video_id, byAd[adId(0)].format], ['cr-video-a', 'vid-1', 'video']);
+  assert.equal([byAd[adId(2)].image_hash, byAd[adId(2)].format], ['img-9', 'image']);
+  assert.equal(creatives.map(creativeGroupOf).sort(), ['image:img-9', 'video:vid-1', 'video:vid-1']);
+});
+
+test('an operator run re-syncs the rolling window of recent days and picks up revised numbers', async ({ server, sandbox, org }) => {
+  const today = dayIn(TZ, new Date());
+  sandbox.seedInsights(ACCOUNT, [{
+    date: today, campaign_id: 'c9', campaign_name: 'Late', adset_id: 's9', adset_name: 'Late set', ad_id: adId(0), ad_name: 'Ad 1',
+    spend: 12.34, impressions: 1000, clicks: 10, reach: 800, formLeads: 2, pixelLeads: 1,
+  }]);
+  const before = (await spendEvents(server, org)).length;
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'operator' }, { organizationId: org.organizationId, actor: 'test' });
+  const jobs = await finished(server, org, 'ad_spend', 2);
+  assert.match(jobs[0].summary, /210 daily rows of 30 ads/);
+  const fresh = (await spendEvents(server, org)).slice(before);
+  const revised = fresh.flatMap((e) => e.data.days ?? []).find((d: any) => d.date === today && d.ad_id === adId(0));
+  assert.equal([revised.spend, revised.platform_leads, revised.frequency], [12.34, 3, 1.25]);
+  assert.equal([fresh[fresh.length - 1].data.since, fresh[fresh.length - 1].data.until], [addDays(today, -6), today]);
+});
+
+test('a refused token fails the sync at once and records the error for the sync state', async ({ server, sandbox, org }) => {
+  sandbox.injectFailures({ match: `/${ACCOUNT}/insights`, count: 1, status: 400, code: 190, message: 'Error validating access token', transient: false });
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'api', params: { since: '2024-01-01', until: '2024-01-31' } }, { organizationId: org.organizationId, actor: 'test' });
+  const failed = await eventually(async () => (await jobsOf(server, org, 'ad_spend')).find((j) => j.status === 'failed'), 'a failed sync');
+  assert.equal([failed.attempts, failed.label], [1, `Spend sync of ${ACCOUNT} 2024-01-01..2024-01-31`]);
+  assert.match(failed.error, /Error validating access token/);
+  const last = (await spendEvents(server, org)).pop()!;
+  assert.is(last.type, 'AdSpendSyncFailed');
+  assert.match(last.data.error, /Error validating access token/);
+});
+
+test('another organisation sees none of these jobs', async ({ server }) => {
+  const other = await server.newOrganization();
+  const res = await server.request('GET', '/jobs', { key: other.key });
+  assert.equal(res.body.data, []);
+});
+
+test.run();
