@@ -1,0 +1,74 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fatigueOf, momentumOf, type WeekPoint } from '../../queries/reports/fatigue.ts';
+
+/** A week from CTR (per mille), frequency, spend and leads; 10,000 impressions unless told. */
+const week = (ctrPerMille: number, frequency: number, spend: number, leads: number, impressions = 10_000): WeekPoint => ({
+  impressions, clicks: Math.round((impressions * ctrPerMille) / 1000), reach: Math.round(impressions / frequency), spend, leads,
+});
+
+const test = suite('Creative fatigue on synthetic weekly series');
+
+test('CTR well below its best week while cost per lead and frequency rise: fatigued', () => {
+  // Best week 2 (CTR 2%); last week CTR 1.2% (-40%), CPL 20 -> 40 (+100%), frequency 1.2 -> 1.5 (+25%).
+  const f = fatigueOf([week(18, 1.1, 200, 10), week(20, 1.2, 200, 10), week(16, 1.3, 200, 10), week(12, 1.5, 200, 5)]);
+  assert.is(f.verdict, 'fatigued');
+  assert.is(f.best_week, 2);
+  assert.is(f.ctr_change, -0.4);
+  assert.is(f.cost_per_lead_change, 1);
+  assert.is(f.frequency_change, 0.25);
+});
+
+test('CTR down 25% with frequency up but cost per lead steady: fatiguing', () => {
+  const f = fatigueOf([week(20, 1.0, 100, 10), week(18, 1.1, 100, 10), week(15, 1.2, 100, 10)]);
+  assert.is(f.verdict, 'fatiguing');
+  assert.is(f.ctr_change, -0.25);
+  assert.is(f.cost_per_lead_change, 0);
+});
+
+test('CTR down 40% and cost per lead up, frequency flat: fatiguing, not fatigued', () => {
+  const f = fatigueOf([week(20, 1.2, 100, 10), week(20, 1.2, 100, 10), week(12, 1.2, 100, 6)]);
+  assert.is(f.verdict, 'fatiguing');
+  assert.is(f.frequency_change, 0);
+});
+
+test('spend with no lead in the last week counts as a rise of cost per lead', () => {
+  const f = fatigueOf([week(20, 1.0, 100, 10), week(20, 1.0, 100, 10), week(12, 1.0, 100, 0)]);
+  assert.is(f.verdict, 'fatiguing');
+  assert.is(f.cost_per_lead_change, null);
+});
+
+test('the last week at its best, cost per lead not rising: fresh', () => {
+  const f = fatigueOf([week(15, 1.0, 100, 5), week(18, 1.0, 100, 8), week(19, 1.1, 100, 10)]);
+  assert.is(f.verdict, 'fresh');
+  assert.is(f.best_week, 2);
+});
+
+test('a small dip without a second signal: stable', () => {
+  // CTR -15% (neither fresh nor a fatigue signal), cost per lead flat, frequency flat.
+  const f = fatigueOf([week(20, 1.0, 100, 10), week(20, 1.0, 100, 10), week(17, 1.0, 100, 10)]);
+  assert.is(f.verdict, 'stable');
+  // CTR -30% but nothing else moving is stable too: one signal is not fatigue.
+  assert.is(fatigueOf([week(20, 1.0, 100, 10), week(20, 1.0, 100, 10), week(14, 1.0, 100, 10)]).verdict, 'stable');
+});
+
+test('insufficient data: too few active weeks, or a quiet last week', () => {
+  assert.is(fatigueOf([]).verdict, 'insufficient_data');
+  assert.is(fatigueOf([week(20, 1, 100, 10), week(10, 2, 100, 1)]).verdict, 'insufficient_data');
+  // Four weeks but only two with 1,000 impressions.
+  assert.is(fatigueOf([week(20, 1, 100, 10, 900), week(20, 1, 100, 10), week(20, 1, 100, 10, 500), week(10, 2, 100, 1)]).verdict, 'insufficient_data');
+  // Enough earlier weeks, but the last one (paused) is below the floor.
+  const paused = fatigueOf([week(20, 1, 100, 10), week(20, 1, 100, 10), week(20, 1, 100, 10), week(5, 2, 5, 0, 999)]);
+  assert.equal(paused, { verdict: 'insufficient_data', best_week: null, ctr_change: null, cost_per_lead_change: null, frequency_change: null });
+});
+
+test('momentum: last week against the average earlier week since the first active one', () => {
+  const quiet: WeekPoint = { impressions: 0, clicks: 0, reach: 0, spend: 0, leads: 0 };
+  assert.is(momentumOf([week(20, 1, 100, 10), week(20, 1, 100, 6), week(20, 1, 100, 12)]), 0.5);
+  // Weeks before the group started do not drag the average down.
+  assert.is(momentumOf([quiet, quiet, week(20, 1, 100, 4), week(20, 1, 100, 2)]), -0.5);
+  assert.is(momentumOf([week(20, 1, 100, 0), week(20, 1, 100, 3)]), null);
+  assert.is(momentumOf([quiet, week(20, 1, 100, 3)]), null);
+});
+
+test.run();
