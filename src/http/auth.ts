@@ -4,22 +4,28 @@ import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../commands/shared/errors.ts';
 import { grants, type Scope } from '../../commands/shared/scopes.ts';
 import { KEY_PATTERN, hashKey } from '../../commands/apikey/handlers.ts';
-import { findKeyByPrefix, type ApiKeyRow } from '../../queries/access.ts';
+import { findKeyByPrefix, getOrganization, type ApiKeyRow } from '../../queries/access.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from './route.ts';
 
 const CACHE_MS = 4000;
 const MAX_ENTRIES = 10_000;
 
+/** A key with the name of its organisation (neither changes; revocation is what the cache must notice). */
+export interface KeyRecord {
+  row: ApiKeyRow;
+  organizationName: string;
+}
+
 export class KeyCache {
-  private readonly entries = new Map<string, { row: ApiKeyRow | null; until: number }>();
+  private readonly entries = new Map<string, { row: KeyRecord | null; until: number }>();
   /** Lookups under way, shared so that a burst of requests on an expired entry costs one query. */
-  private readonly loading = new Map<string, Promise<ApiKeyRow | null>>();
+  private readonly loading = new Map<string, Promise<KeyRecord | null>>();
   /** Bumped by every forget, so a lookup that started before a revocation does not re-cache the old row. */
   private generation = 0;
   constructor(private readonly db: Queryable) {}
 
-  async byPrefix(prefix: string, now: number): Promise<ApiKeyRow | null> {
+  async byPrefix(prefix: string, now: number): Promise<KeyRecord | null> {
     const hit = this.entries.get(prefix);
     if (hit && hit.until > now) return hit.row;
     const pending = this.loading.get(prefix);
@@ -29,18 +35,21 @@ export class KeyCache {
     return load;
   }
 
-  private async load(prefix: string, now: number): Promise<ApiKeyRow | null> {
+  private async load(prefix: string, now: number): Promise<KeyRecord | null> {
     const generation = this.generation;
     const row = await findKeyByPrefix(this.db, prefix);
+    const organization = row ? await getOrganization(this.db, row.organization_id) : null;
+    if (!row || !organization) return null;
+    const record = { row, organizationName: organization.name };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     // Unknown prefixes are not cached: a key created a moment ago must work at once.
-    if (row && generation === this.generation) this.entries.set(prefix, { row, until: now + CACHE_MS });
-    return row;
+    if (generation === this.generation) this.entries.set(prefix, { row: record, until: now + CACHE_MS });
+    return record;
   }
 
   forgetKey(keyId: string): void {
     this.generation++;
-    for (const [prefix, entry] of this.entries) if (entry.row?.id === keyId) this.entries.delete(prefix);
+    for (const [prefix, entry] of this.entries) if (entry.row?.row.id === keyId) this.entries.delete(prefix);
     // A lookup under way may have read the row before the change: later callers must not share it.
     this.loading.clear();
   }
@@ -53,12 +62,13 @@ export class KeyCache {
   }
 }
 
-export function makeCaller(row: ApiKeyRow): Caller {
+export function makeCaller({ row, organizationName }: KeyRecord): Caller {
   return {
     organizationId: row.organization_id,
     keyId: row.id,
     scopes: row.scopes as Scope[],
     has: (scope) => grants(row.scopes, scope),
+    description: { organizationName, name: row.name, prefix: row.prefix, expiresAt: row.expires_at?.toISOString() ?? null },
   };
 }
 
@@ -67,14 +77,15 @@ export async function authenticate(header: string | undefined, cache: KeyCache, 
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   const parsed = match ? KEY_PATTERN.exec(match[1]) : null;
   if (!match || !parsed) throw new ApiError('unauthorized');
-  const row = await cache.byPrefix(parsed[1], now.getTime());
-  if (!row) throw new ApiError('unauthorized');
+  const record = await cache.byPrefix(parsed[1], now.getTime());
+  if (!record) throw new ApiError('unauthorized');
+  const { row } = record;
   const given = Buffer.from(hashKey(match[1]), 'hex');
   const stored = Buffer.from(row.hash, 'hex');
   if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw new ApiError('unauthorized');
   if (row.revoked_at) throw new ApiError('key_revoked');
   if (row.expires_at && row.expires_at.getTime() <= now.getTime()) throw new ApiError('key_expired');
-  return { caller: makeCaller(row), row };
+  return { caller: makeCaller(record), row };
 }
 
 export function requireScope(caller: Caller, scope: Scope | null): void {

@@ -26,12 +26,22 @@ export interface Allowance {
   limited: boolean;
 }
 
-const HIT = `INSERT INTO rate_limit_windows AS w (organization_id, subject, window_minute, count) VALUES ($1, $2, $3, 1)
-  ON CONFLICT (organization_id, subject, window_minute) DO UPDATE SET count = w.count + 1
+const HIT = `INSERT INTO rate_limit_windows AS w (organization_id, subject, window_minute, count) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (organization_id, subject, window_minute) DO UPDATE SET count = w.count + EXCLUDED.count
   RETURNING count`;
 const PURGE = 'DELETE FROM rate_limit_windows WHERE organization_id = $1 AND subject = $2 AND window_minute < $3';
 
+/** Requests of one bucket and window that wait for the same upsert. */
+interface Batch {
+  size: number;
+  total: Promise<number>;
+}
+
 export class RateLimiter {
+  /** Per bucket and window: the batch still open for joiners, and whether an upsert is under way. */
+  private readonly open = new Map<string, Batch & { settle(total: number | Error): void }>();
+  private readonly running = new Set<string>();
+
   constructor(
     private readonly db: Queryable,
     private readonly now: () => Date,
@@ -41,12 +51,7 @@ export class RateLimiter {
   async hit(bucket: Bucket): Promise<Allowance> {
     const now = this.now().getTime();
     const minute = Math.floor(now / WINDOW_MS);
-    const values = [bucket.organizationId, bucket.subject, minute];
-    // A named statement is parsed and planned once per connection.
-    const { rows } = await this.db.query<{ count: number }>({ name: 'rate-limit-hit', text: HIT, values });
-    const count = rows[0].count;
-    // The first request of a window drops the bucket's older windows: the table stays one row per bucket.
-    if (count === 1) await this.db.query({ name: 'rate-limit-purge', text: PURGE, values });
+    const count = await this.count(bucket, minute);
     const resetMs = (minute + 1) * WINDOW_MS;
     return {
       limit: this.perMinute,
@@ -55,6 +60,54 @@ export class RateLimiter {
       retryAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)),
       limited: count > this.perMinute,
     };
+  }
+
+  /**
+   * This request's number in the window. Every request is counted in PostgreSQL before it is answered,
+   * but requests of one bucket that arrive while its upsert runs share the next one (adding their
+   * number at once), so a burst costs a few statements rather than one each, queued on one row lock.
+   */
+  private async count(bucket: Bucket, minute: number): Promise<number> {
+    const id = `${bucket.organizationId}\n${bucket.subject}\n${minute}`;
+    let batch = this.open.get(id);
+    if (!batch) {
+      let settle!: (total: number | Error) => void;
+      const total = new Promise<number>((resolve, reject) => {
+        settle = (t) => (t instanceof Error ? reject(t) : resolve(t));
+      });
+      batch = { size: 0, total, settle };
+      this.open.set(id, batch);
+      if (!this.running.has(id)) this.flush(id, bucket, minute);
+    }
+    const position = ++batch.size;
+    const total = await batch.total;
+    return total - batch.size + position;
+  }
+
+  private flush(id: string, bucket: Bucket, minute: number): void {
+    const batch = this.open.get(id);
+    if (!batch) return;
+    this.running.add(id);
+    // Joiners of this same tick still count: the statement's parameters are read on the next one.
+    queueMicrotask(() => {
+      this.open.delete(id);
+      this.upsert(bucket, minute, batch.size)
+        .then((total) => batch.settle(total), (error: Error) => batch.settle(error))
+        .finally(() => {
+          this.running.delete(id);
+          this.flush(id, bucket, minute);
+        });
+    });
+  }
+
+  private async upsert(bucket: Bucket, minute: number, size: number): Promise<number> {
+    const values = [bucket.organizationId, bucket.subject, minute];
+    // Named statements are parsed and planned once per connection.
+    const { rows } = await this.db.query<{ count: number }>({ name: 'rate-limit-hit', text: HIT, values: [...values, size] });
+    const total = rows[0].count;
+    // The first statement of a window drops the bucket's older windows: one row per bucket stays.
+    if (total === size) await this.db.query({ name: 'rate-limit-purge', text: PURGE, values });
+    return total;
   }
 }
 

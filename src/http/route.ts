@@ -17,6 +17,8 @@ export interface Caller {
   scopes: readonly Scope[];
   /** Effective scopes: a :write scope includes :read of its area; leads:answers includes leads:read. */
   has(scope: Scope): boolean;
+  /** What GET /me shows of the key, read (and cached) with it at authentication. */
+  description: { organizationName: string; name: string; prefix: string; expiresAt: string | null };
 }
 
 export interface RequestContext<P, Q, B> {

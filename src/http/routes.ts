@@ -8,6 +8,8 @@ import { getCampaignReport, getCreativeReport } from '../routes/reports.ts';
 import { getJobRoute, listJobsRoute } from '../routes/jobs.ts';
 import { getEventRoute, listEventsRoute, postEvent } from '../routes/events.ts';
 import { listDeliveriesRoute } from '../routes/deliveries.ts';
+import { createWebhookRoute, deleteWebhookRoute, getWebhookRoute, listWebhooksRoute, patchWebhookRoute } from '../routes/webhooks.ts';
+import { listWebhookDeliveriesRoute, rotateWebhookSecretRoute, testWebhookRoute } from '../routes/webhookActions.ts';
 
 export const routes: RouteDef[] = [
   getMe,
@@ -29,4 +31,12 @@ export const routes: RouteDef[] = [
   getCreativeReport,
   listJobsRoute,
   getJobRoute,
+  listWebhooksRoute,
+  createWebhookRoute,
+  getWebhookRoute,
+  patchWebhookRoute,
+  deleteWebhookRoute,
+  testWebhookRoute,
+  rotateWebhookSecretRoute,
+  listWebhookDeliveriesRoute,
 ];
