@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppendRequest, EventStore } from '../../src/eventstore/port.ts';
 import type { PlatformLead } from '../../src/platform/leads.ts';
-import { contactAggregate, contactStream, initialContactState, type ContactEvent } from '../contact/contact.ts';
-import { decideCreateContact } from '../contact/decide.ts';
+import { contactAggregate, contactStream, initialContactState, type ContactEvent, type ContactState } from '../contact/contact.ts';
+import { decideCreateContact, decideUpdateContact } from '../contact/decide.ts';
 import { decideLinkLead } from '../contact/decideStage.ts';
 import { emailKey, phoneIsListed, phoneKey, reserveKeys, survivorOf, takeOwnerTurn } from '../contact/writes.ts';
 
@@ -36,11 +36,30 @@ function leadKeys(lead: PlatformLead, countryCode: string) {
   };
 }
 
-function link(f: LeadFacts, contactId: string, state: ReturnType<typeof initialContactState>) {
+function link(f: LeadFacts, contactId: string, state: ContactState) {
   return decideLinkLead(state, {
     contactId, organizationId: f.organizationId, leadId: f.leadId, platformLeadId: f.lead.platformLeadId, sourceId: f.sourceId,
     platformFormId: f.lead.formId, ad: f.lead.ad, submittedAt: f.lead.createdTime, now: f.now,
   });
+}
+
+type Key = { value: string; hash: string | null };
+
+/** A matched person without a phone (or e-mail) takes the lead's, when no one else holds it. */
+async function fillMissing(store: EventStore, f: LeadFacts, contactId: string, state: ContactState, keys: { phone: Key; email: Key }) {
+  const take: { phone?: Key; email?: Key } = {};
+  const requests: AppendRequest[] = [];
+  for (const kind of ['phone', 'email'] as const) {
+    const key = keys[kind];
+    if (state[kind] !== '' || key.hash === null) continue;
+    const reserved = await reserveKeys(store, f.organizationId, contactId, [{ kind, hash: key.hash }], f.now);
+    if (reserved.heldBy !== null) continue;
+    take[kind] = key;
+    requests.push(...reserved.requests);
+  }
+  if (!take.phone && !take.email) return { events: [] as ContactEvent[], requests };
+  const { events } = decideUpdateContact(state, { contactId, organizationId: f.organizationId, ...take, now: f.now });
+  return { events, requests };
 }
 
 export async function planPerson(store: EventStore, f: LeadFacts): Promise<PersonPlan> {
@@ -50,8 +69,10 @@ export async function planPerson(store: EventStore, f: LeadFacts): Promise<Perso
   const reserved = await reserveKeys(store, f.organizationId, newId, keys, f.now);
   if (reserved.heldBy !== null) {
     const person = await survivorOf(store, reserved.heldBy);
-    const linked = link(f, person.contactId, person.state);
-    const requests = linked.events.length ? [{ stream: contactStream(person.contactId), events: linked.events, expectedRevision: person.revision }] : [];
+    const filled = await fillMissing(store, f, person.contactId, person.state, { phone, email });
+    const linked = link(f, person.contactId, filled.events.reduce(contactAggregate.evolve, person.state));
+    const events = linked.events.length ? [...filled.events, ...linked.events] : [];
+    const requests = events.length ? [{ stream: contactStream(person.contactId), events, expectedRevision: person.revision }, ...filled.requests] : [];
     return { contactId: person.contactId, cycle: linked.result.cycle, created: false, requests };
   }
   const owner = await takeOwnerTurn(store, f.organizationId, newId);

@@ -38,7 +38,7 @@ async function fetched(tx: Client, e: RecordedEvent): Promise<void> {
 async function moveLeads(tx: Client, organizationId: string, moves: { leadId: string; queued: boolean }[], stage: string, at: string, contactId: string, cycle: number | null): Promise<void> {
   if (moves.length === 0) return;
   await tx.query(
-    `UPDATE leads l SET stage = $3, contact_id = $5, cycle = COALESCE($6, l.cycle), updated_at = $4,
+    `UPDATE leads l SET stage = $3::text, contact_id = $5, cycle = COALESCE($6::int, l.cycle), updated_at = $4::text::timestamptz,
        stages = l.stages || jsonb_build_array(jsonb_build_object('stage', $3::text, 'at', $4::text, 'platform_event_queued', m.queued))
      FROM unnest($2::text[], $7::boolean[]) AS m(id, queued)
      WHERE l.organization_id = $1 AND l.id = m.id`,

@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { importLead } from './support.ts';
+
+const run = promisify(execFile);
+const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Leads: intake, people, cycles and reads');
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  ctx.org = await ctx.server.newOrganization();
+  ctx.other = await ctx.server.newOrganization();
+});
+test.after(async (ctx) => { await ctx.server.stop(); });
+
+const types = async (server: TestServer, stream: string) => (await server.services.store.readStream(stream)).map((e) => e.type);
+
+test('a new lead makes its person: first_source is the form, first_ad the lead\'s ad; events recorded', async ({ server, org }) => {
+  const received = await importLead(server, org, { id: 'L-100', name: 'Jan Kowalski', email: 'Jan@Example.com', phone: '600100200', ad: 'ad-1', campaign: 'camp-1' });
+  assert.is(received.created, true);
+  const contact = await server.request('GET', `/contacts/${received.contactId}`, { key: org.key });
+  assert.equal([contact.body.name, contact.body.email, contact.body.phone, contact.body.first_source], ['Jan Kowalski', 'jan@example.com', '+48600100200', 'Spring offer']);
+  assert.equal(contact.body.first_ad, { platform: 'instagram', campaign_id: 'camp-1', campaign_name: 'Campaign', adset_id: 'as-1', adset_name: 'Adset', ad_id: 'ad-1', ad_name: 'Ad ad-1' });
+  assert.is(contact.body.last_activity_at, '2025-03-01T10:00:00.000Z');
+  assert.equal(await types(server, `contact-${received.contactId}`), ['ContactCreated', 'ContactLeadLinked']);
+  assert.equal(await types(server, `lead-${received.leadId}`), ['LeadReceived']);
+  const lead = await server.request('GET', `/leads/${received.leadId}`, { key: org.key });
+  assert.is(lead.status, 200);
+  assert.equal({ ...lead.body, updated_at: 'x', form_id: 'x', stages: [] }, {
+    id: received.leadId, platform_lead_id: 'L-100', form_id: 'x', form_name: 'Spring offer', platform_form_id: 'form-1', platform_page_id: 'page-1',
+    stage: 'new', cycle: 1, contact_id: received.contactId, fetch_status: 'ready', ad: contact.body.first_ad, stages: [],
+    answers: [{ key: 'full_name', label: 'Full name', values: ['Jan Kowalski'] }, { key: 'email', label: 'Email', values: ['Jan@Example.com'] }, { key: 'phone_number', label: 'Phone number', values: ['600100200'] }],
+    created_at: '2025-03-01T10:00:00.000Z', updated_at: 'x',
+  });
+  assert.equal(lead.body.stages.map((s: { stage: string; platform_event_queued: boolean }) => [s.stage, s.platform_event_queued]), [['new', false]]);
+  const sources = await server.services.pool.query('SELECT id, kind, name, platform_form_id FROM sources WHERE organization_id = $1', [org.organizationId]);
+  assert.equal(sources.rows.map((s) => [s.id, s.kind, s.name, s.platform_form_id]), [[lead.body.form_id, 'form', 'Spring offer', 'form-1']]);
+});
+
+test('the same lead twice is one lead; another lead of the person (phone or e-mail) joins the same contact', async ({ server, org }) => {
+  const first = await importLead(server, org, { id: 'L-200', email: 'twice@example.com' });
+  const again = await importLead(server, org, { id: 'L-200', email: 'twice@example.com' });
+  assert.equal([again.leadId, again.contactId, again.created], [first.leadId, first.contactId, false]);
+  const byEmail = await importLead(server, org, { id: 'L-201', email: ' TWICE@example.com', phone: '+48 600 300 400' });
+  assert.is(byEmail.contactId, first.contactId);
+  const byPhone = await importLead(server, org, { id: 'L-202', phone: '600300400' });
+  assert.is(byPhone.contactId, first.contactId);
+  const leads = await server.request('GET', `/leads?contact=${first.contactId}`, { key: org.key });
+  assert.equal(leads.body.data.map((l: { platform_lead_id: string }) => l.platform_lead_id).sort(), ['L-200', 'L-201', 'L-202']);
+  const count = await server.services.pool.query('SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id = $2', [org.organizationId, 'L-200']);
+  assert.is(count.rows[0].n, 1);
+});
+
+test('a new lead for a sold person opens the next cycle: cycle + 1, stage new, and only the new lead moves next', async ({ server, org }) => {
+  const first = await importLead(server, org, { id: 'L-300', email: 'cycle@example.com' });
+  const sold = await server.request('POST', `/contacts/${first.contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 100 } });
+  assert.equal([sold.body.contact.stage, sold.body.leads_without_send, sold.body.platform_events_queued], ['sold', 1, 0]);
+  const second = await importLead(server, org, { id: 'L-301', email: 'cycle@example.com', created: '2025-04-01T10:00:00+0000' });
+  const contact = await server.request('GET', `/contacts/${first.contactId}`, { key: org.key });
+  assert.equal([contact.body.stage, contact.body.cycle], ['new', 2]);
+  assert.ok((await types(server, `contact-${first.contactId}`)).includes('ContactCycleOpened'));
+  const newLead = await server.request('GET', `/leads/${second.leadId}`, { key: org.key });
+  assert.equal([newLead.body.stage, newLead.body.cycle], ['new', 2]);
+  const moved = await server.request('POST', `/contacts/${first.contactId}/stage`, { key: org.key, body: { stage: 'rejected' } });
+  assert.is(moved.body.leads_without_send, 1);
+  const oldLead = await server.request('GET', `/leads/${first.leadId}`, { key: org.key });
+  assert.equal([oldLead.body.stage, oldLead.body.cycle], ['sold', 1]);
+  assert.equal(oldLead.body.stages.map((s: { stage: string }) => s.stage), ['new', 'sold']);
+  const after = await server.request('GET', `/leads/${second.leadId}`, { key: org.key });
+  assert.equal(after.body.stages.map((s: { stage: string }) => s.stage), ['new', 'rejected']);
+  const third = await importLead(server, org, { id: 'L-302', email: 'cycle@example.com' });
+  const lead3 = await server.request('GET', `/leads/${third.leadId}`, { key: org.key });
+  assert.is(lead3.body.cycle, 3);
+});
+
+test('a merged person: the lead moves to the survivor, and a new lead of the merged card\'s e-mail joins the survivor', async ({ server, org }) => {
+  const a = await importLead(server, org, { id: 'L-400', email: 'merge-a@example.com', ad: 'ad-m', campaign: 'camp-m' });
+  const b = await importLead(server, org, { id: 'L-401', email: 'merge-b@example.com' });
+  const { mergeContacts } = await import('../../commands/contact/merge.ts');
+  await mergeContacts(server.services.store, { fromId: a.contactId!, intoId: b.contactId! }, new Date());
+  await server.settle();
+  const lead = await server.request('GET', `/leads/${a.leadId}`, { key: org.key });
+  assert.is(lead.body.contact_id, b.contactId);
+  const people = await server.request('GET', '/contacts?campaign=camp-m', { key: org.key });
+  assert.equal(people.body.data.map((c: { id: string }) => c.id), [b.contactId]);
+  const later = await importLead(server, org, { id: 'L-402', email: 'merge-a@example.com' });
+  assert.is(later.contactId, b.contactId);
+  const moved = await server.request('POST', `/contacts/${b.contactId}/stage`, { key: org.key, body: { stage: 'qualified' } });
+  assert.is(moved.body.leads_without_send, 3);
+});
+
+test('lead filters: form, campaign, adset, ad, contact, stage, from/to by day in the organisation zone or by instant', async ({ server }) => {
+  const org = await server.newOrganization({ timezone: 'Europe/Warsaw' });
+  // 23:30 UTC on 31 March is 1 April in Warsaw (UTC+2).
+  const late = await importLead(server, org, { id: 'F-1', email: 'f1@example.com', created: '2025-03-31T23:30:00+0000', ad: 'ad-f', adset: 'as-f', campaign: 'camp-f' });
+  const early = await importLead(server, org, { id: 'F-2', email: 'f2@example.com', created: '2025-03-31T12:00:00+0000', formId: 'form-2', formName: 'Other form' });
+  const ids = async (query: string) => {
+    const res = await server.request('GET', `/leads?${query}`, { key: org.key });
+    assert.is(res.status, 200, `${query}: ${JSON.stringify(res.body)}`);
+    return res.body.data.map((l: { platform_lead_id: string }) => l.platform_lead_id).sort();
+  };
+  const lateLead = await server.request('GET', `/leads/${late.leadId}`, { key: org.key });
+  assert.equal(await ids(`form=${lateLead.body.form_id}`), ['F-1']);
+  assert.equal(await ids('campaign=camp-f'), ['F-1']);
+  assert.equal(await ids('adset=as-f'), ['F-1']);
+  assert.equal(await ids('ad=ad-f'), ['F-1']);
+  assert.equal(await ids(`contact=${early.contactId}`), ['F-2']);
+  assert.equal(await ids('stage=new'), ['F-1', 'F-2']);
+  assert.equal(await ids('stage=sold'), []);
+  assert.equal(await ids('from=2025-04-01&to=2025-04-01'), ['F-1']);
+  assert.equal(await ids('from=2025-03-31&to=2025-03-31'), ['F-2']);
+  assert.equal(await ids(`from=${encodeURIComponent('2025-03-31T23:30:00Z')}`), ['F-1']);
+  assert.equal(await ids(`to=${encodeURIComponent('2025-03-31T23:29:59.999Z')}`), ['F-2']);
+  const bad = await server.request('GET', '/leads?from=yesterday', { key: org.key });
+  assert.is(bad.body.error.code, 'validation_error');
+});
+
+test('answers need leads:answers (absent otherwise); another organisation sees no lead; leads:read cannot read contacts', async ({ server, org, other }) => {
+  const received = await importLead(server, org, { id: 'L-500', email: 'scoped@example.com', budget: '10k' });
+  const reader = await server.newKey(org.organizationId, ['leads:read']);
+  const one = await server.request('GET', `/leads/${received.leadId}`, { key: reader.key });
+  assert.is(one.status, 200);
+  assert.not.ok('answers' in one.body);
+  const list = await server.request('GET', '/leads?limit=100', { key: reader.key });
+  assert.ok(list.body.data.length > 0);
+  assert.ok(list.body.data.every((l: object) => !('answers' in l)));
+  const full = await server.newKey(org.organizationId, ['leads:answers']);
+  const withAnswers = await server.request('GET', `/leads/${received.leadId}`, { key: full.key });
+  assert.equal(withAnswers.body.answers.find((a: { key: string }) => a.key === 'budget'), { key: 'budget', label: 'Budget', values: ['10k'] });
+  const foreign = await server.request('GET', `/leads/${received.leadId}`, { key: other.key });
+  assert.is(foreign.status, 404);
+  const foreignList = await server.request('GET', `/leads?contact=${received.contactId}`, { key: other.key });
+  assert.equal(foreignList.body.data, []);
+  const foreignAll = await server.request('GET', '/leads', { key: other.key });
+  assert.not.ok(foreignAll.body.data.some((l: { id: string }) => l.id === received.leadId));
+  const people = await server.request('GET', '/contacts', { key: reader.key });
+  assert.is(people.status, 403);
+});
+
+test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const json = path.join(dir, 'leads.json');
+  fs.writeFileSync(json, JSON.stringify([
+    { id: 'J-1', created_time: '2025-05-01T08:00:00+0000', form_id: 'form-j', form_name: 'JSON form', field_data: [{ name: 'email', values: ['j1@example.com'] }] },
+    { id: 'J-2', created_time: '2025-05-01T09:00:00+0000', form_id: 'form-j', form_name: 'JSON form', field_data: [{ name: 'phone_number', values: ['+48 600 700 800'] }] },
+  ]));
+  const csv = path.join(dir, 'leads.csv');
+  fs.writeFileSync(csv, 'id,created_time,ad_id,ad_name,adset_id,adset_name,campaign_id,campaign_name,form_id,form_name,is_organic,platform,full_name,email,phone_number\n'
+    + 'l:C-1,2025-05-02T10:00:00+0000,ag:9,Ad 9,as:8,Set 8,c:7,Camp 7,f:form-c,CSV form,false,fb,Ola,ola@example.com,600700900\n');
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env });
+  assert.equal(JSON.parse((await cli(json)).stdout), { read: 2, created: 2, known: 0 });
+  assert.equal(JSON.parse((await cli(csv)).stdout), { read: 1, created: 1, known: 0 });
+  assert.equal(JSON.parse((await cli(json)).stdout), { read: 2, created: 0, known: 2 });
+  await server.settle();
+  const people = await server.request('GET', '/contacts?campaign=7', { key: org.key });
+  assert.equal(people.body.data.map((c: { name: string; first_source: string }) => [c.name, c.first_source]), [['Ola', 'CSV form']]);
+  const missing = await cli(path.join(dir, 'nope.json')).catch((error: { code: number; stderr: string }) => error);
+  assert.is((missing as { code: number }).code, 2);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test.run();
