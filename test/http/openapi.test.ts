@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
 import { ERROR_STATUS } from '../../commands/shared/errors.ts';
 import { buildOpenApi, errorCodesOf, openApiPath } from '../../src/http/openapi.ts';
 import { objectShape } from '../../src/http/openapi-schemas.ts';
@@ -84,6 +85,11 @@ function missingSchemas(route: RouteDef): string[] {
   if (route.method === 'get' && !route.query) missing.push('query schema');
   const declared = Object.keys(objectShape(route.params));
   for (const name of [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1])) if (!declared.includes(name)) missing.push(`params schema for :${name}`);
+  // Strict: a field the schema does not know is refused, not dropped.
+  for (const [where, schema] of [['body', route.body], ['query', route.query]] as const) {
+    const result = schema?.safeParse({ zz_unknown_field: '1' });
+    if (schema && !result?.error?.issues.some((i) => i.code === 'unrecognized_keys')) missing.push(`strict ${where} schema`);
+  }
   return missing;
 }
 
@@ -95,6 +101,8 @@ test('no route lacks a schema: success (unless 204), query for GET, params for e
 test('the schema check does fail for a route without schemas', () => {
   const bare = { method: 'get', path: '/things/:id', scope: null, summary: '', tag: '', success: { status: 200, schema: null, description: '' }, errors: [], handler: async () => ({ status: 200 }) } as RouteDef;
   assert.equal(missingSchemas(bare), ['success schema', 'query schema', 'params schema for :id']);
+  const loose = { ...bare, method: 'post', path: '/things', body: z.object({ name: z.string() }), success: { status: 201, schema: z.object({}), description: '' } } as RouteDef;
+  assert.equal(missingSchemas(loose), ['strict body schema']);
 });
 
 test('the document is built from the same zod schemas the routes use', () => {

@@ -46,6 +46,17 @@ test('the 121st request of a minute is 429 rate_limited with Retry-After, counte
   assert.is((await ctx.a.request('GET', '/me', { key: other.key })).status, 200);
 });
 
+test('a burst of concurrent requests is counted exactly: 120 answered, the rest refused', async (ctx) => {
+  const org = await ctx.server.newOrganization();
+  const replies = await Promise.all(Array.from({ length: 130 }, (_, i) => (i % 2 ? ctx.a : ctx.b).request('GET', '/me', { key: org.key })));
+  const answered = replies.filter((r) => r.status === 200);
+  assert.is(answered.length, 120);
+  assert.is(replies.filter((r) => r.status === 429).length, 10);
+  // Each answered request got a number of its own in the window.
+  const remaining = answered.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y);
+  assert.equal(remaining, Array.from({ length: 120 }, (_, i) => i));
+});
+
 test('the next minute starts a new count', async (ctx) => {
   const org = await ctx.server.newOrganization();
   for (let i = 0; i < 121; i++) await ctx.a.request('GET', '/me', { key: org.key });
