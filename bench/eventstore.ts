@@ -9,6 +9,7 @@ import { catchUpAndRebuild } from './_eventstore-read.ts';
 const WRITERS = 16;
 const STREAMS_PER_WRITER = 64;
 const ROUNDS = 4;
+const ROUND_MS = 2500;
 const META = { organizationId: 'org-bench', correlationId: 'corr-bench', actor: 'bench' };
 
 interface Row {
@@ -26,14 +27,15 @@ function rows(count: number, base: number, writer: number): Row[] {
   });
 }
 
-/** `total` units of work by `writers` concurrent workers; returns units per second. */
-async function rate(writers: number, total: number, work: (i: number, writer: number) => Promise<void>): Promise<number> {
+/** Units of work done by `writers` concurrent workers for `ms` milliseconds; returns units per second. */
+async function rate(writers: number, ms: number, work: (i: number, writer: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
+  const until = started + ms;
   await Promise.all(Array.from({ length: writers }, async (_, writer) => {
-    for (let i = next++; i < total; i = next++) await work(i, writer);
+    while (performance.now() < until) await work(next++, writer);
   }));
-  return total / ((performance.now() - started) / 1000);
+  return next / ((performance.now() - started) / 1000);
 }
 
 interface Appenders {
@@ -48,7 +50,7 @@ function appenders(db: BenchDatabase, store: PostgresEventStore, emmett: EmmettS
     ours: async (batch) => {
       await store.append(batch[0].stream, batch.map((r) => ({ type: 'ContactTouched', data: r.data })), 'any', META);
     },
-    // The same rows into a bare table (no keys, no indexes), one plain statement per append, same pool.
+    // One plain statement per append, same pool.
     plain: async (batch) => {
       if (batch.length === 1) {
         await db.pool.query(
@@ -70,28 +72,29 @@ function appenders(db: BenchDatabase, store: PostgresEventStore, emmett: EmmettS
 }
 
 async function appendFigures(ctx: BenchContext, db: BenchDatabase): Promise<Figure[]> {
-  await db.pool.query(`CREATE TABLE bench_plain (event_id text, stream_id text, stream_revision bigint, event_type text, data jsonb, metadata jsonb)`);
+  // The same rows as the store writes (its columns, with their generated position, transaction id and
+  // time), in a bare table: no keys, no indexes, no constraints beyond NOT NULL.
+  await db.pool.query('CREATE TABLE bench_plain (LIKE es_events INCLUDING DEFAULTS INCLUDING IDENTITY)');
   const store = new PostgresEventStore(db.pool, db.url);
   const emmett = getPostgreSQLEventStore(db.url, { connectionOptions: { pool: db.pool } });
   const a = appenders(db, store, emmett);
-  // Warm-up (emmett creates its schema on first use), then the contenders take turns in short rounds
-  // and each keeps its best round: a noisy neighbour then hurts all of them alike, or none.
-  const measure = async (size: number, count: number) => {
+  // Warm-up (emmett creates its schema on first use), then the contenders take turns in timed rounds
+  // and each keeps its best round: a noisy neighbour then slows one round, not one contender.
+  const roundMs = Math.max(300, ctx.scale * ROUND_MS);
+  let base = 0;
+  const measure = async (size: number) => {
     const out: Record<keyof Appenders, number> = { ours: 0, plain: 0, emmett: 0 };
     const contenders = Object.keys(out) as (keyof Appenders)[];
-    for (const k of contenders) await rate(WRITERS, 50, (i, w) => a[k](rows(size, i * size, w)));
+    const once = (k: keyof Appenders, ms: number) => rate(WRITERS, ms, (i, w) => a[k](rows(size, (base + i) * size, w))).finally(() => (base += 1_000_000));
+    for (const k of contenders) await once(k, 200);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const k of contenders) {
-        const perSecond = await rate(WRITERS, Math.ceil(count / ROUNDS), (i, w) => a[k](rows(size, (round * count + i) * size, w)));
-        out[k] = Math.max(out[k], perSecond * size);
-      }
+      for (const k of contenders) out[k] = Math.max(out[k], (await once(k, roundMs)) * size);
     }
     return out;
   };
-  const single = ctx.scale * 20_000;
-  ctx.note(`appends: ${single} single-event appends, then ${single / 100} appends of 100 events, ${WRITERS} writers, each way`);
-  const one = await measure(1, single);
-  const hundred = await measure(100, single / 100);
+  ctx.note(`appends: ${ROUNDS} rounds of ${roundMs} ms per contender, single events then 100-event batches, ${WRITERS} writers`);
+  const one = await measure(1);
+  const hundred = await measure(100);
   await store.close();
   await emmett.close().catch(() => {});
   const plainOne = { name: 'plain INSERT', value: one.plain };
