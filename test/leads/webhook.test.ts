@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
+import { leadgenWebhookBody, signLeadgenPayload } from '../../ops/sandbox/leadgen.ts';
+import { connectPage } from '../../commands/page/handlers.ts';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { eventually } from './support.ts';
+
+const SECRET = 'app-secret-for-tests';
+const run = promisify(execFile);
+const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Leads: the leadgen webhook and the lead fetch');
+test.before(async (ctx) => {
+  ctx.sandbox = await startSandbox();
+  ctx.server = await startTestServer({ PLATFORM_API_URL: ctx.sandbox.url, PLATFORM_APP_SECRET: SECRET, PLATFORM_VERIFY_TOKEN: 'verify-me', DELIVERY_RETRY_SCHEDULE: '100ms,200ms' });
+  ctx.org = await ctx.server.newOrganization();
+  ctx.sandbox.seedPage({ id: 'page-77', name: 'Clinic' });
+  ctx.sandbox.seedForm({ id: 'form-77', pageId: 'page-77', name: 'Free consultation' });
+  await connectPage(ctx.server.services.store, { organizationId: ctx.org.organizationId, pageId: 'page-77', token: 'page-token-77' }, ctx.server.services.secrets.encryptionKey, new Date());
+  await ctx.server.settle();
+});
+test.after(async (ctx) => {
+  await ctx.server.stop();
+  await ctx.sandbox.stop();
+});
+
+function notice(leadId: string, pageId = 'page-77') {
+  return JSON.stringify(leadgenWebhookBody({ pageId, formId: 'form-77', leadId, createdTime: '2025-06-01T09:00:00Z' }));
+}
+
+function post(server: TestServer, raw: string, signature: string | null) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (signature !== null) headers['x-hub-signature-256'] = signature;
+  return fetch(`${server.origin}/platform/webhook`, { method: 'POST', headers, body: raw });
+}
+
+function seed(sandbox: Sandbox, id: string, email: string) {
+  sandbox.seedLead({ id, formId: 'form-77', createdTime: '2025-06-01T09:00:00Z', platform: 'fb', ad: { ad_id: 'ad-7', ad_name: 'Ad 7', adset_id: 'as-7', adset_name: 'Set 7', campaign_id: 'camp-7', campaign_name: 'Camp 7' }, answers: { email, full_name: 'Zofia' } });
+}
+
+const leadStreamOf = async (server: TestServer, org: TestOrg, platformLeadId: string) =>
+  server.services.store.readStream(`lead-platform-${org.organizationId}-${platformLeadId}`);
+
+async function leadEvents(server: TestServer, org: TestOrg, platformLeadId: string) {
+  const [claim] = await leadStreamOf(server, org, platformLeadId);
+  return server.services.store.readStream(`lead-${(claim.data as { leadId: string }).leadId}`);
+}
+
+test('the verification handshake echoes hub.challenge for the right token only', async ({ server }) => {
+  const ok = await fetch(`${server.origin}/platform/webhook?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444`);
+  assert.is(ok.status, 200);
+  assert.is(await ok.text(), '1158201444');
+  const wrong = await fetch(`${server.origin}/platform/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`);
+  assert.is(wrong.status, 401);
+});
+
+test('a signed notice is recorded pending at once, then fetched with the page token: ready, with its person and ad', async ({ server, sandbox, org }) => {
+  seed(sandbox, 'W-1', 'zofia@example.com');
+  const raw = notice('W-1');
+  const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
+  assert.is(res.status, 200);
+  assert.equal(await res.json(), { received: 1 });
+  const events = await eventually(async () => {
+    const all = await leadEvents(server, org, 'W-1');
+    return all.length === 2 && all;
+  });
+  assert.equal(events.map((e) => [e.type, (e.data as { fetchStatus: string }).fetchStatus]), [['LeadReceived', 'pending'], ['LeadFetched', 'ready']]);
+  await server.settle();
+  const list = await server.request('GET', '/leads?campaign=camp-7', { key: org.key });
+  const [lead] = list.body.data;
+  assert.equal([lead.platform_lead_id, lead.fetch_status, lead.form_name, lead.platform_page_id, lead.ad.ad_id, lead.created_at], ['W-1', 'ready', 'Free consultation', 'page-77', 'ad-7', '2025-06-01T09:00:00.000Z']);
+  const person = await server.request('GET', `/contacts/${lead.contact_id}`, { key: org.key });
+  assert.equal([person.body.email, person.body.name, person.body.first_source], ['zofia@example.com', 'Zofia', 'Free consultation']);
+});
+
+test('a forged or missing signature is refused and nothing is recorded', async ({ server, sandbox, org }) => {
+  seed(sandbox, 'W-2', 'forged@example.com');
+  const raw = notice('W-2');
+  for (const signature of [signLeadgenPayload('wrong-secret', raw), null, 'sha256=', signLeadgenPayload(SECRET, raw + ' ')]) {
+    const res = await post(server, raw, signature);
+    assert.is(res.status, 401, String(signature));
+    assert.is((await res.json()).error.code, 'unauthorized');
+  }
+  assert.equal(await leadStreamOf(server, org, 'W-2'), []);
+});
+
+test('the same lead delivered twice is one lead; a page no organisation connected is ignored', async ({ server, sandbox, org }) => {
+  seed(sandbox, 'W-3', 'twice@example.com');
+  const raw = notice('W-3');
+  await Promise.all([post(server, raw, signLeadgenPayload(SECRET, raw)), post(server, raw, signLeadgenPayload(SECRET, raw))]);
+  await eventually(async () => (await leadEvents(server, org, 'W-3')).length === 2);
+  assert.is((await leadStreamOf(server, org, 'W-3')).length, 1);
+  const again = await post(server, raw, signLeadgenPayload(SECRET, raw));
+  assert.is(again.status, 200);
+  await server.settle();
+  const rows = await server.services.pool.query('SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id = $2', [org.organizationId, 'W-3']);
+  assert.is(rows.rows[0].n, 1);
+  const stranger = notice('W-4', 'page-nobody');
+  const res = await post(server, stranger, signLeadgenPayload(SECRET, stranger));
+  assert.equal(await res.json(), { received: 0 });
+});
+
+test('transient platform failures are retried; when retries run out the lead is failed with the reason kept', async ({ server, sandbox, org }) => {
+  seed(sandbox, 'W-5', 'retry@example.com');
+  // The Graph client retries a read twice in-process; four failures outlast one attempt, not two.
+  sandbox.injectFailures({ match: '/W-5', count: 4, transient: true });
+  const raw5 = notice('W-5');
+  await post(server, raw5, signLeadgenPayload(SECRET, raw5));
+  const ready = await eventually(async () => {
+    const all = await leadEvents(server, org, 'W-5');
+    return all.some((e) => e.type === 'LeadFetched') && all;
+  });
+  assert.equal(ready.map((e) => e.type), ['LeadReceived', 'LeadFetchRetryScheduled', 'LeadFetched']);
+
+  seed(sandbox, 'W-6', 'never@example.com');
+  sandbox.injectFailures({ match: '/W-6', count: 10, transient: true, message: 'Service temporarily unavailable' });
+  const raw6 = notice('W-6');
+  await post(server, raw6, signLeadgenPayload(SECRET, raw6));
+  const failed = await eventually(async () => {
+    const all = await leadEvents(server, org, 'W-6');
+    return all.some((e) => e.type === 'LeadFetchFailed') && all;
+  });
+  assert.equal(failed.map((e) => e.type), ['LeadReceived', 'LeadFetchRetryScheduled', 'LeadFetchRetryScheduled', 'LeadFetchFailed']);
+  assert.match((failed[3].data as { reason: string }).reason, /Service temporarily unavailable/);
+  await server.settle();
+  const lead = await server.request('GET', `/leads/${(failed[0].data as { leadId: string }).leadId}`, { key: org.key });
+  assert.equal([lead.body.fetch_status, lead.body.contact_id], ['failed', null]);
+});
+
+test('a lead the platform does not know fails at once (a permanent refusal is not retried)', async ({ server, org }) => {
+  const raw = notice('W-missing');
+  await post(server, raw, signLeadgenPayload(SECRET, raw));
+  const failed = await eventually(async () => {
+    const all = await leadEvents(server, org, 'W-missing');
+    return all.some((e) => e.type === 'LeadFetchFailed') && all;
+  });
+  assert.equal(failed.map((e) => e.type), ['LeadReceived', 'LeadFetchFailed']);
+});
+
+test('ops page connect ties a page to an organisation (the token is stored sealed)', async ({ server }) => {
+  const org = await server.newOrganization();
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'page', 'connect', '--org', org.organizationId, '--page', 'page-88', '--token', 'secret-page-token', '--json'], { env });
+  assert.equal(JSON.parse(out.stdout), { page_id: 'page-88', organization_id: org.organizationId });
+  const [event] = await server.services.store.readStream('page-page-88');
+  assert.not.ok(JSON.stringify(event.data).includes('secret-page-token'));
+  await server.settle();
+  const row = await server.services.pool.query('SELECT organization_id FROM platform_pages WHERE page_id = $1', ['page-88']);
+  assert.is(row.rows[0].organization_id, org.organizationId);
+});
+
+test.run();
