@@ -9,6 +9,8 @@ import { conversionsProjector } from '../../projections/conversions/projector.ts
 import { deliveryQueueProjector } from '../../projections/delivery_queue/projector.ts';
 import { reportingLeadsProjector } from '../../projections/reporting_leads/projector.ts';
 import { reportingAdsProjector } from '../../projections/reporting_ads/projector.ts';
+import { webhooksProjector } from '../../projections/webhooks/projector.ts';
+import { webhookOutboxProjector } from '../../projections/webhook_outbox/projector.ts';
 
 export const projectors: Projector[] = [
   accessProjector,
@@ -20,4 +22,6 @@ export const projectors: Projector[] = [
   deliveryQueueProjector,
   reportingLeadsProjector,
   reportingAdsProjector,
+  webhooksProjector,
+  webhookOutboxProjector,
 ];

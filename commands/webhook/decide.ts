@@ -1,0 +1,108 @@
+// Webhook commands: create (within the organisation's limit), change, pause/resume, rotate the secret,
+// delete, queue a test ping, and the sender's automatic pause. Pure: ids, time and the encrypted secret
+// arrive with the command.
+import { ApiError } from '../shared/errors.ts';
+import {
+  MAX_WEBHOOKS_PER_ORGANIZATION,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookRegistryEvent,
+  type WebhookRegistryState,
+  type WebhookState,
+} from './webhook.ts';
+
+export interface CreateWebhook {
+  webhookId: string;
+  organizationId: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string;
+  secretCiphertext: string;
+  now: string;
+}
+
+export interface UpdateWebhook {
+  webhookId: string;
+  organizationId: string;
+  url?: string;
+  events?: WebhookEventType[];
+  description?: string;
+  /** false pauses, true resumes (and so resets the failure count). */
+  active?: boolean;
+  now: string;
+}
+
+interface Decision {
+  events: WebhookEvent[];
+  result: { webhookId: string };
+}
+
+/** Subscribed types without repeats, in the order the service lists them. */
+export const normalizedEvents = (events: readonly WebhookEventType[]): WebhookEventType[] =>
+  WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type));
+
+/** A subscription of the caller's organisation that still exists; anything else is not found. */
+function live(state: WebhookState, cmd: { webhookId: string; organizationId: string }): WebhookState {
+  if (!state.exists || state.deleted || state.organizationId !== cmd.organizationId) throw new ApiError('not_found', { webhook_id: cmd.webhookId });
+  return state;
+}
+
+export function decideCreateWebhook(registry: WebhookRegistryState, state: WebhookState, cmd: CreateWebhook): { webhook: WebhookEvent[]; registry: WebhookRegistryEvent[] } {
+  if (state.exists) throw new ApiError('conflict', { webhook_id: cmd.webhookId });
+  if (registry.live.length >= MAX_WEBHOOKS_PER_ORGANIZATION) throw new ApiError('limit_reached', { limit: MAX_WEBHOOKS_PER_ORGANIZATION });
+  const { webhookId, organizationId, url, description, secretCiphertext, now } = cmd;
+  return {
+    webhook: [{ type: 'WebhookCreated', data: { webhookId, organizationId, url, events: normalizedEvents(cmd.events), description, secretCiphertext, createdAt: now } }],
+    registry: [{ type: 'WebhookRegistered', data: { webhookId, organizationId } }],
+  };
+}
+
+/** Field changes first, then the pause or resume, so the record reads in the order the caller meant. */
+export function decideUpdateWebhook(state: WebhookState, cmd: UpdateWebhook): Decision {
+  const { organizationId } = live(state, cmd);
+  const ids = { webhookId: cmd.webhookId, organizationId };
+  const changes: { url?: string; events?: WebhookEventType[]; description?: string } = {};
+  if (cmd.url !== undefined && cmd.url !== state.url) changes.url = cmd.url;
+  if (cmd.events !== undefined) {
+    const events = normalizedEvents(cmd.events);
+    if (events.join() !== state.events.join()) changes.events = events;
+  }
+  if (cmd.description !== undefined && cmd.description !== state.description) changes.description = cmd.description;
+  const events: WebhookEvent[] = [];
+  if (Object.keys(changes).length) events.push({ type: 'WebhookUpdated', data: { ...ids, changes, updatedAt: cmd.now } });
+  if (cmd.active === false && state.active) events.push({ type: 'WebhookPaused', data: { ...ids, reason: 'paused through the API', auto: false, pausedAt: cmd.now } });
+  if (cmd.active === true && !state.active) events.push({ type: 'WebhookResumed', data: { ...ids, resumedAt: cmd.now } });
+  return { events, result: { webhookId: cmd.webhookId } };
+}
+
+export function decideRotateSecret(state: WebhookState, cmd: { webhookId: string; organizationId: string; secretCiphertext: string; now: string }): Decision {
+  const { organizationId } = live(state, cmd);
+  return {
+    events: [{ type: 'WebhookSecretRotated', data: { webhookId: cmd.webhookId, organizationId, secretCiphertext: cmd.secretCiphertext, rotatedAt: cmd.now } }],
+    result: { webhookId: cmd.webhookId },
+  };
+}
+
+export function decideDeleteWebhook(state: WebhookState, cmd: { webhookId: string; organizationId: string; now: string }): { webhook: WebhookEvent[]; registry: WebhookRegistryEvent[] } {
+  const { organizationId } = live(state, cmd);
+  const ids = { webhookId: cmd.webhookId, organizationId };
+  return { webhook: [{ type: 'WebhookDeleted', data: { ...ids, deletedAt: cmd.now } }], registry: [{ type: 'WebhookUnregistered', data: ids }] };
+}
+
+export function decideRequestPing(state: WebhookState, cmd: { webhookId: string; organizationId: string; deliveryId: string; now: string }): Decision {
+  const { organizationId } = live(state, cmd);
+  return {
+    events: [{ type: 'WebhookPingRequested', data: { webhookId: cmd.webhookId, organizationId, deliveryId: cmd.deliveryId, requestedAt: cmd.now } }],
+    result: { webhookId: cmd.webhookId },
+  };
+}
+
+/** The sender's pause: nothing when the subscription is gone or already paused (a repeat is harmless). */
+export function decideAutoPause(state: WebhookState, cmd: { webhookId: string; organizationId: string; reason: string; now: string }): Decision {
+  if (!state.exists || state.deleted || !state.active || state.organizationId !== cmd.organizationId) return { events: [], result: { webhookId: cmd.webhookId } };
+  return {
+    events: [{ type: 'WebhookPaused', data: { webhookId: cmd.webhookId, organizationId: state.organizationId, reason: cmd.reason, auto: true, pausedAt: cmd.now } }],
+    result: { webhookId: cmd.webhookId },
+  };
+}

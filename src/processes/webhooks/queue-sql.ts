@@ -1,0 +1,128 @@
+// The SQL of the webhook work tables: claim due pushes under a lease, settle them, count failures in a row.
+import type { Queryable } from '../../db/pool.ts';
+
+export interface QueuedPush {
+  id: string;
+  organization_id: string;
+  webhook_id: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+  /** Attempts recorded before this claim. */
+  attempts: number;
+  url: string;
+  secret_ciphertext: string;
+  resumes: number;
+}
+
+export interface Claim {
+  token: string;
+  now: Date;
+  until: Date;
+  limit: number;
+  /** Failed attempts in a row that pause a subscription: such a subscription gets nothing more. */
+  pauseAfter: number;
+}
+
+/**
+ * The one statement that spans organisations: a shared pool of workers serves them all. Every join and
+ * every later statement is keyed by organisation.
+ * Due pushes of active subscriptions, oldest first, with the subscription's current URL and secret (so a
+ * rotated secret signs what is still queued). Rows another worker holds (lock or unexpired lease) are
+ * skipped, and so are subscriptions that reached the failure count and are about to be paused.
+ */
+export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPush[]> {
+  const { rows } = await db.query<QueuedPush>(
+    `WITH batch AS (
+       SELECT q.id FROM webhook_queue q
+       JOIN webhook_subscriptions s ON s.organization_id = q.organization_id AND s.id = q.webhook_id AND s.active
+       LEFT JOIN webhook_health h ON h.organization_id = q.organization_id AND h.webhook_id = q.webhook_id AND h.resumes = s.resumes
+       WHERE q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1) AND COALESCE(h.consecutive, 0) < $5
+       ORDER BY q.due_at, q.seq LIMIT $4 FOR UPDATE OF q SKIP LOCKED
+     )
+     UPDATE webhook_queue q SET claim_token = $2, claimed_until = $3
+     FROM batch, webhook_subscriptions s
+     WHERE q.id = batch.id AND s.organization_id = q.organization_id AND s.id = q.webhook_id
+     RETURNING q.id, q.organization_id, q.webhook_id, q.event_type, q.payload, q.created_at, q.attempts, s.url, s.secret_ciphertext, s.resumes`,
+    [claim.now, claim.token, claim.until, claim.limit, claim.pauseAfter],
+  );
+  return rows;
+}
+
+export interface Settlement {
+  done: { id: string; organizationId: string }[];
+  retries: { id: string; organizationId: string; attempts: number; dueAt: Date }[];
+}
+
+/** Applies a claim's outcomes; only rows still held under this claim token change (a deleted one stays gone). */
+export async function settlePushes(db: Queryable, token: string, s: Settlement): Promise<void> {
+  if (s.done.length) {
+    await db.query(
+      `DELETE FROM webhook_queue q USING unnest($2::text[], $3::text[]) AS r(id, organization_id)
+       WHERE q.claim_token = $1 AND q.id = r.id AND q.organization_id = r.organization_id`,
+      [token, s.done.map((d) => d.id), s.done.map((d) => d.organizationId)],
+    );
+  }
+  if (s.retries.length) {
+    await db.query(
+      `UPDATE webhook_queue q SET attempts = r.attempts, due_at = r.due, claimed_until = NULL, claim_token = NULL
+       FROM unnest($2::text[], $3::text[], $4::int[], $5::timestamptz[]) AS r(id, organization_id, attempts, due)
+       WHERE q.claim_token = $1 AND q.id = r.id AND q.organization_id = r.organization_id`,
+      [token, s.retries.map((r) => r.id), s.retries.map((r) => r.organizationId), s.retries.map((r) => r.attempts), s.retries.map((r) => r.dueAt)],
+    );
+  }
+}
+
+export interface HealthChange {
+  organizationId: string;
+  webhookId: string;
+  /** Failures after the last success of this batch (all of them when there was none). */
+  failures: number;
+  /** The batch had a success: the count restarts. */
+  reset: boolean;
+  resumes: number;
+}
+
+export interface Health {
+  organization_id: string;
+  webhook_id: string;
+  consecutive: number;
+}
+
+/** Failed attempts in a row per subscription; a resume (a new `resumes` value) restarts the count. */
+export async function recordHealth(db: Queryable, changes: HealthChange[]): Promise<Health[]> {
+  if (changes.length === 0) return [];
+  const { rows } = await db.query<Health>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bool[], $5::int[]) AS i(organization_id, webhook_id, failures, reset, resumes)
+     )
+     INSERT INTO webhook_health AS h (organization_id, webhook_id, consecutive, resumes)
+     SELECT organization_id, webhook_id, failures, resumes FROM input
+     ON CONFLICT (organization_id, webhook_id) DO UPDATE SET
+       consecutive = CASE
+         WHEN h.resumes <> EXCLUDED.resumes
+           OR (SELECT i.reset FROM input i WHERE i.organization_id = EXCLUDED.organization_id AND i.webhook_id = EXCLUDED.webhook_id)
+         THEN EXCLUDED.consecutive ELSE h.consecutive + EXCLUDED.consecutive END,
+       resumes = EXCLUDED.resumes
+     RETURNING h.organization_id, h.webhook_id, h.consecutive`,
+    [changes.map((c) => c.organizationId), changes.map((c) => c.webhookId), changes.map((c) => c.failures), changes.map((c) => c.reset), changes.map((c) => c.resumes)],
+  );
+  return rows;
+}
+
+/** Active subscriptions whose count reached the limit: their pause is due (again, if a worker died before it). */
+export async function pausesDue(db: Queryable, pauseAfter: number): Promise<Health[]> {
+  const { rows } = await db.query<Health>(
+    `SELECT h.organization_id, h.webhook_id, h.consecutive FROM webhook_health h
+     JOIN webhook_subscriptions s ON s.organization_id = h.organization_id AND s.id = h.webhook_id AND s.active AND s.resumes = h.resumes
+     WHERE h.consecutive >= $1`,
+    [pauseAfter],
+  );
+  return rows;
+}
+
+/** Queued pushes of one subscription (tests and the operator). */
+export async function queuedFor(db: Queryable, organizationId: string, webhookId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM webhook_queue WHERE organization_id = $1 AND webhook_id = $2', [organizationId, webhookId]);
+  return Number(rows[0].n);
+}

@@ -1,0 +1,175 @@
+// The webhook sender: claim due pushes, sign each with its subscription's current secret, POST them, then
+// record every attempt (events), settle the queue and count failures in a row in one transaction. A
+// subscription that reaches WEBHOOK_PAUSE_AFTER failures in a row is paused. Several loops and several
+// processes run side by side; a worker that dies leaves its claims to expire and be sent again.
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../../services.ts';
+import { withTransaction, type Queryable } from '../../db/pool.ts';
+import { createListener, type Listener } from '../../db/listen.ts';
+import { PostgresEventStore } from '../../eventstore/postgres.ts';
+import { closeSenderAgents, createSenderAgents, type SenderAgents } from '../../webhooks/agents.ts';
+import { sendPush } from '../../webhooks/sender.ts';
+import { decryptSecret } from '../../webhooks/signature.ts';
+import type { LookupAll } from '../../webhooks/resolve.ts';
+import { webhookAttemptsStream } from '../../../commands/webhook/webhook.ts';
+import { autoPauseWebhook } from '../../../commands/webhook/handlers.ts';
+import { WEBHOOK_QUEUE_CHANNEL } from '../../../projections/webhook_outbox/projector.ts';
+import { organizationsWithAttempts, purgeAttempts } from '../../../queries/webhooks.ts';
+import { claimPushes, pausesDue, recordHealth, settlePushes, type Health, type QueuedPush } from './queue-sql.ts';
+import { outcomesOf, type Attempted, type Outcomes } from './outcomes.ts';
+
+export interface WebhookSenderOptions {
+  loops: number;
+  batchSize: number;
+  timeoutMs: number;
+  /** How long a claim holds: always longer than an attempt plus its recording. */
+  leaseMs: number;
+  idlePollMs: number;
+  /** Purge of old attempt records and the check for pauses left undone. */
+  maintenanceMs: number;
+  retrySchedule: number[];
+  pauseAfter: number;
+  allowPrivate: boolean;
+  /** DNS for the SSRF check (tests play a resolver that answers private addresses). */
+  lookup?: LookupAll;
+}
+
+export function webhookSenderOptions(services: Services, overrides: Partial<WebhookSenderOptions> = {}): WebhookSenderOptions {
+  const { config } = services;
+  const timeoutMs = overrides.timeoutMs ?? config.webhookTimeoutMs;
+  return {
+    loops: 2, batchSize: 100, idlePollMs: 250, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
+    pauseAfter: config.webhookPauseAfter, allowPrivate: config.webhookAllowPrivate, leaseMs: timeoutMs * 2 + 1000, ...overrides, timeoutMs,
+  };
+}
+
+export class WebhookSender {
+  private stopped = false;
+  private readonly loops: Promise<void>[] = [];
+  private readonly sleepers = new Set<() => void>();
+  private readonly agents: SenderAgents = createSenderAgents();
+  private listener: Listener | null = null;
+  private maintenance: NodeJS.Timeout | null = null;
+
+  constructor(private readonly services: Services, private readonly options: WebhookSenderOptions) {}
+
+  start(): this {
+    this.listen();
+    for (let i = 0; i < this.options.loops; i++) this.loops.push(this.loop());
+    const tick = () => void this.maintain().catch((error) => this.services.log.error('webhook maintenance failed', { error }));
+    this.maintenance = setInterval(tick, this.options.maintenanceMs);
+    tick();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.maintenance) clearInterval(this.maintenance);
+    this.wake();
+    await Promise.all(this.loops);
+    await this.listener?.close().catch(() => {});
+    closeSenderAgents(this.agents);
+  }
+
+  /** Pushes queued by the fan-out in any process wake the loops at once; the poll is the safety net. */
+  private listen(): void {
+    const url = this.services.pool.options.connectionString;
+    if (!url) return;
+    const listener = createListener(url);
+    listener.notifications.on(WEBHOOK_QUEUE_CHANNEL, () => this.wake());
+    this.listener = listener;
+    listener.connect().then(() => listener.listenTo(WEBHOOK_QUEUE_CHANNEL)).catch((error) => this.services.log.warn('webhook listener failed', { error }));
+  }
+
+  private wake(): void {
+    for (const wake of this.sleepers) wake();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let taken = 0;
+      try {
+        taken = await this.runOnce();
+      } catch (error) {
+        this.services.log.error('webhook batch failed', { error });
+      }
+      if (taken === 0 && !this.stopped) await this.sleep();
+    }
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => { clearTimeout(timer); this.sleepers.delete(wake); resolve(); };
+      const timer = setTimeout(wake, this.options.idlePollMs);
+      this.sleepers.add(wake);
+    });
+  }
+
+  /** One claim: returns how many pushes it took (0 when nothing was due). */
+  async runOnce(): Promise<number> {
+    const now = this.services.now();
+    const token = randomUUID();
+    const { batchSize: limit, pauseAfter, leaseMs } = this.options;
+    const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter });
+    if (pushes.length === 0) return 0;
+    const attempted = await Promise.all(pushes.map((push) => this.attempt(push)));
+    const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
+    const health = await this.record(token, outcomes);
+    await this.pauseWhereDue(health);
+    return pushes.length;
+  }
+
+  private async attempt(push: QueuedPush): Promise<Attempted> {
+    const started = new Date();
+    let secret: string;
+    try {
+      secret = decryptSecret(push.secret_ciphertext, this.services.secrets.encryptionKey);
+    } catch {
+      return { push, at: started.toISOString(), result: { ok: false, status: 0, error: 'the signing secret could not be decrypted', durationMs: 0 } };
+    }
+    const result = await sendPush({
+      url: push.url, secret, timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, lookup: this.options.lookup,
+      nowSeconds: Math.floor(Date.now() / 1000), agents: this.agents,
+      delivery: { id: push.id, type: push.event_type, createdAt: push.created_at, data: push.payload },
+    });
+    return { push, result, at: started.toISOString() };
+  }
+
+  /** Attempts, settlement and counts in one transaction where the store allows it (PostgreSQL). */
+  private async record(token: string, outcomes: Outcomes): Promise<Health[]> {
+    const store = this.services.store;
+    const update = async (db: Queryable) => {
+      await settlePushes(db, token, outcomes.settlement);
+      return recordHealth(db, outcomes.health);
+    };
+    const requests = [...outcomes.events].map(([webhookId, group]) => ({
+      request: { stream: webhookAttemptsStream(webhookId), events: group.events, expectedRevision: 'any' as const },
+      metadata: { organizationId: group.organizationId, actor: 'worker:webhooks' },
+    }));
+    if (store instanceof PostgresEventStore) {
+      return withTransaction(this.services.pool, async (tx) => {
+        for (const { request, metadata } of requests) await store.appendWithin(tx, request, metadata);
+        return update(tx);
+      });
+    }
+    // EventStoreDB: the events first; a crash before the update only means the claim expires and is sent again.
+    for (const { request, metadata } of requests) await store.append(request.stream, request.events, request.expectedRevision, metadata);
+    return update(this.services.pool);
+  }
+
+  private async pauseWhereDue(health: Health[]): Promise<void> {
+    for (const h of health) {
+      if (h.consecutive < this.options.pauseAfter) continue;
+      const reason = `paused after ${h.consecutive} failed attempts in a row`;
+      await autoPauseWebhook(this.services, { organizationId: h.organization_id, webhookId: h.webhook_id, reason })
+        .catch((error) => this.services.log.error('webhook pause failed', { error, webhookId: h.webhook_id }));
+    }
+  }
+
+  /** Attempt records older than 30 days go; pauses a dead worker left undone are made now. */
+  async maintain(): Promise<void> {
+    const now = this.services.now();
+    for (const organizationId of await organizationsWithAttempts(this.services.pool)) await purgeAttempts(this.services.pool, organizationId, now);
+    await this.pauseWhereDue(await pausesDue(this.services.pool, this.options.pauseAfter));
+  }
+}

@@ -1,0 +1,48 @@
+// Helpers of the webhook tests: subscribe a local receiver, wait for pushes, read the queue, verify signatures.
+import * as assert from 'uvu/assert';
+import type { TestOrg, TestServer } from '../../support/server.ts';
+import type { ReceivedPush } from './receiver.ts';
+import { verifyPush } from '../../../src/webhooks/signature.ts';
+
+export const ALL_TYPES = ['contact.created', 'contact.stage_changed', 'lead.created', 'delivery.failed'];
+
+/** Poll until `check` returns a value (not undefined/false); fails the test with `what` after `ms`. */
+export async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`still waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export async function subscribe(server: TestServer, org: TestOrg, url: string, events: string[] = ALL_TYPES, description?: string) {
+  const res = await server.request('POST', '/webhooks', { key: org.key, body: { url, events, ...(description === undefined ? {} : { description }) } });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  return res.body as { id: string; secret: string; url: string; events: string[]; active: boolean };
+}
+
+export async function queued(server: TestServer, organizationId: string): Promise<number> {
+  const { rows } = await server.services.pool.query<{ n: string }>('SELECT count(*) AS n FROM webhook_queue WHERE organization_id = $1', [organizationId]);
+  return Number(rows[0].n);
+}
+
+/** Every projector has passed the store's head and nothing of the organisation is queued or in flight. */
+export async function drained(server: TestServer, organizationId: string): Promise<void> {
+  await server.settle();
+  await eventually('the queue to drain', async () => (await queued(server, organizationId)) === 0);
+}
+
+export function pushesTo(received: ReceivedPush[], path: string): ReceivedPush[] {
+  return received.filter((p) => p.path === path);
+}
+
+export function bodyOf(push: ReceivedPush): { id: string; type: string; created_at: string; data: Record<string, unknown> } {
+  return JSON.parse(push.body);
+}
+
+/** The receiver's check, as the README shows it, at the time the push came. */
+export function verifies(push: ReceivedPush, secret: string): boolean {
+  return verifyPush(secret, push.headers, push.body, Math.floor(Date.now() / 1000));
+}
