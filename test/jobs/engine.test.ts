@@ -4,7 +4,7 @@ import { startTestServer, type TestServer, type TestOrg } from '../support/serve
 import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { JobError } from '../../src/processes/jobs/handler.ts';
 import { jobCounterStream } from '../../commands/job/job.ts';
-import { eventually, jobEvents, startEngine } from './support/jobs.ts';
+import { eventually, jobEvents, jobWhen, startEngine } from './support/jobs.ts';
 
 const test = suite<{ server: TestServer; org: TestOrg }>('Jobs: the engine');
 test.before(async (ctx) => {
@@ -16,10 +16,10 @@ test.after(async (ctx) => { await ctx.server.stop(); });
 const operator = (organizationId: string) => ({ organizationId, actor: 'operator' });
 
 async function jobOf(server: TestServer, org: TestOrg, number: number, status: string) {
-  return eventually(async () => {
-    const res = await server.request('GET', `/jobs/${number}`, { key: org.key });
-    return res.status === 200 && res.body.status === status ? res.body : undefined;
-  }, `job ${number} ${status}`);
+  await jobWhen(server.services, org.organizationId, number, (j) => j.status === status);
+  const res = await server.request('GET', `/jobs/${number}`, { key: org.key });
+  assert.is(res.status, 200);
+  return res.body;
 }
 
 test('numbers are a sequence per organisation without gaps, even when enqueued at once', async ({ server, org }) => {

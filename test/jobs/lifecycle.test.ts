@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startTestServer, type TestServer, type TestOrg } from '../support/server.ts';
 import { cancelJob, enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
-import { eventually, gate, jobEvents, startEngine } from './support/jobs.ts';
+import { eventually, gate, jobEvents, jobWhen, startEngine } from './support/jobs.ts';
 
 const test = suite<{ server: TestServer; org: TestOrg }>('Jobs: progress, cancellation and dead workers');
 test.before(async (ctx) => {
@@ -19,10 +19,10 @@ const queue = (server: TestServer, org: TestOrg, kind: string, scope = 'org') =>
   enqueueJob(server.services, { organizationId: org.organizationId, kind, scope, trigger: 'operator' }, operator(org.organizationId));
 
 async function readJob(server: TestServer, org: TestOrg, number: number, ready: (job: any) => boolean) {
-  return eventually(async () => {
-    const res = await server.request('GET', `/jobs/${number}`, { key: org.key });
-    return res.status === 200 && ready(res.body) ? res.body : undefined;
-  }, `job ${number}`);
+  await jobWhen(server.services, org.organizationId, number, ready);
+  const res = await server.request('GET', `/jobs/${number}`, { key: org.key });
+  assert.is(res.status, 200);
+  return res.body;
 }
 
 test('progress shows while the job runs, throttled, and its last value is kept', async ({ server, org }) => {

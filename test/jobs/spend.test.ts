@@ -7,7 +7,7 @@ import { adCreativeStream, adSpendStream } from '../../commands/adaccount/adacco
 import { creativeGroupOf } from '../../commands/adaccount/creative.ts';
 import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { addDays, dayIn } from '../../src/processes/jobs/kinds/days.ts';
-import { eventually } from './support/jobs.ts';
+import { eventually, finishedJobs, jobsOf as allJobs } from './support/jobs.ts';
 
 const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Jobs: ad_spend and creative_sync against the sandbox');
 const ACCOUNT = 'act_1001';
@@ -24,17 +24,8 @@ test.after(async (ctx) => {
   await ctx.sandbox.stop();
 });
 
-async function jobsOf(server: TestServer, org: TestOrg, kind: string): Promise<any[]> {
-  const res = await server.request('GET', '/jobs?limit=100', { key: org.key });
-  return res.body.data.filter((j: any) => j.kind === kind);
-}
-
-async function finished(server: TestServer, org: TestOrg, kind: string, count: number): Promise<any[]> {
-  return eventually(async () => {
-    const jobs = (await jobsOf(server, org, kind)).filter((j) => j.status === 'done' || j.status === 'failed');
-    return jobs.length >= count ? jobs : undefined;
-  }, `${count} finished ${kind} jobs`);
-}
+const jobsOf = async (server: TestServer, org: TestOrg, kind: string) => (await allJobs(server.services, org.organizationId)).filter((j) => j.kind === kind);
+const finished = (server: TestServer, org: TestOrg, kind: string, count: number) => finishedJobs(server.services, org.organizationId, kind, count);
 
 async function spendEvents(server: TestServer, org: TestOrg): Promise<{ type: string; data: any }[]> {
   return (await server.services.store.readStream(adSpendStream(org.organizationId, ACCOUNT))).map((e) => ({ type: e.type, data: e.data as any }));

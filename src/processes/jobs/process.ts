@@ -7,11 +7,15 @@ import type { JobHandler } from './handler.ts';
 import { JobScheduler } from './scheduler.ts';
 import { adSpendJob } from './kinds/ad-spend.ts';
 import { creativeSyncJob } from './kinds/creative-sync.ts';
+import { leadImportJob } from './kinds/lead-import.ts';
+import { sheetsSyncJob } from './kinds/sheets-sync.ts';
 
-export function jobHandlers(): Partial<Record<JobKind, JobHandler>> {
+export function jobHandlers(): Record<JobKind, JobHandler> {
   return {
+    lead_import: leadImportJob,
     ad_spend: adSpendJob,
     creative_sync: creativeSyncJob,
+    sheets_sync: sheetsSyncJob,
   };
 }
 
@@ -19,7 +23,7 @@ export const jobsProcess: ProcessManager = {
   name: 'jobs',
   start(services: Services) {
     const log = services.log.child({ component: 'jobs' });
-    const engine = new JobEngine(services, { handlers: jobHandlers() as Record<string, JobHandler> });
+    const engine = new JobEngine(services, { handlers: jobHandlers() });
     const scheduler = new JobScheduler(services);
     const started = Promise.all([engine.start(), scheduler.start()]).catch((error) => log.error('jobs did not start', { error }));
     return {

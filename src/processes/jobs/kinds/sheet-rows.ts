@@ -1,0 +1,71 @@
+// A spreadsheet row as a POST /events body: each field read from its column (the field's own name unless
+// the source maps it to another header), checked by the endpoint's own schema, then the endpoint's input.
+import { PostEventBody } from '../../../../commands/conversion/schemas.ts';
+import { EVENT_FIELDS, type EventField } from '../../../../commands/conversion/fields.ts';
+import type { ConversionInput } from '../../../../commands/conversion/handlers.ts';
+
+export type RowResult = { ok: true; input: ConversionInput } | { ok: false; error: string };
+
+/** Field -> index of its column in the header row; fields without a column are left out. */
+export function columnIndex(header: string[], mapping: Record<string, string> | null): Map<EventField, number> {
+  const index = new Map<EventField, number>();
+  const normalized = header.map((h) => h.trim().toLowerCase());
+  for (const field of EVENT_FIELDS) {
+    const at = normalized.indexOf((mapping?.[field] ?? field).trim().toLowerCase());
+    if (at >= 0) index.set(field, at);
+  }
+  return index;
+}
+
+const TRUE = new Set(['true', 'yes', 'y', '1', 'tak', 'x', 'ok']);
+const FALSE = new Set(['false', 'no', 'n', '0', 'nie', '']);
+
+/** Cells are text; the body wants numbers, booleans and lists where the endpoint does. */
+function typed(field: EventField, cell: string): unknown {
+  switch (field) {
+    case 'consent': {
+      const v = cell.toLowerCase();
+      return TRUE.has(v) ? true : FALSE.has(v) ? false : cell;
+    }
+    case 'value': {
+      const text = cell.replace(/\s/g, '');
+      const decimal = text.includes('.') ? text.replace(/,/g, '') : text.replace(',', '.');
+      return /^-?\d+(\.\d+)?$/.test(decimal) ? Number(decimal) : cell;
+    }
+    case 'event_time':
+      return /^\d{9,11}$/.test(cell) ? Number(cell) : cell;
+    case 'content_ids':
+      return cell.split(/[,;]/).map((s) => s.trim()).filter(Boolean);
+    default:
+      return cell;
+  }
+}
+
+export function rowBody(cells: string[], index: Map<EventField, number>, sourceId: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { source: sourceId };
+  for (const [field, at] of index) {
+    const cell = (cells[at] ?? '').trim();
+    if (cell !== '' || field === 'consent') body[field] = typed(field, cell);
+  }
+  return body;
+}
+
+/** The row checked exactly as POST /events checks a body; the first problem names the field. */
+export function rowInput(cells: string[], index: Map<EventField, number>, organizationId: string, sourceId: string): RowResult {
+  const parsed = PostEventBody.safeParse(rowBody(cells, index, sourceId));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: `${issue.path.join('.') || 'row'}: ${issue.message}` };
+  }
+  const b = parsed.data;
+  const eventTime = typeof b.event_time === 'number' ? new Date(b.event_time * 1000).toISOString() : b.event_time;
+  return {
+    ok: true,
+    input: {
+      organizationId, sourceId, trigger: { kind: 'status', status: b.status }, externalId: b.external_id, eventTime, eventId: b.event_id,
+      email: b.email, phone: b.phone, leadId: b.lead_id, userId: b.user_id, fbp: b.fbp, fbc: b.fbc, eventSourceUrl: b.event_source_url,
+      trackingId: b.tracking_id, clientIpAddress: b.client_ip_address, clientUserAgent: b.client_user_agent, value: b.value,
+      currency: b.currency, contentIds: b.content_ids,
+    },
+  };
+}

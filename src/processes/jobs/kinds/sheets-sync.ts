@@ -1,0 +1,104 @@
+// sheets_sync: read a spreadsheet source's published CSV and record each row as a conversion through the
+// same command as POST /events. A row sent before is a duplicate (deterministic event id); a row that
+// fails validation is counted and named in the summary, never dropped silently.
+import { parse } from 'csv-parse/sync';
+import { acceptConversion } from '../../../../commands/conversion/handlers.ts';
+import { conversionStream } from '../../../../commands/conversion/conversion.ts';
+import { sourceAggregate, sourceStream, type SourceCreatedData } from '../../../../commands/source/source.ts';
+import { scopeId } from '../../../../commands/job/kinds.ts';
+import { ApiError } from '../../../../commands/shared/errors.ts';
+import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
+import { columnIndex, rowInput } from './sheet-rows.ts';
+
+const MAX_BYTES = 20 * 1024 * 1024;
+const LISTED = 50;
+
+interface Tally {
+  rows: number;
+  created: number;
+  deliveries: number;
+  duplicates: number;
+  invalid: string[];
+}
+
+async function loadSource(ctx: JobContext, sourceId: string): Promise<{ created: SourceCreatedData; paused: boolean }> {
+  const events = await ctx.services.store.readStream(sourceStream(sourceId));
+  const state = events.reduce((s, e) => sourceAggregate.evolve(s, e as never), sourceAggregate.initialState());
+  const created = events.find((e) => e.type === 'SourceCreated')?.data as SourceCreatedData | undefined;
+  if (!created || state.organizationId !== ctx.organizationId) throw new JobError(`source ${sourceId} does not exist in this organisation`, true);
+  if (created.kind !== 'spreadsheet' || !created.csvUrl) throw new JobError(`source ${sourceId} is not a spreadsheet with a CSV address`, true);
+  return { created, paused: state.paused };
+}
+
+async function readSheet(url: string, signal: AbortSignal): Promise<string[][]> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]), redirect: 'follow' });
+  } catch (error) {
+    throw new JobError(`the sheet could not be read: ${(error as Error).message}`);
+  }
+  if (!res.ok) throw new JobError(`the sheet answered HTTP ${res.status}`, res.status >= 400 && res.status < 500 && res.status !== 429);
+  const text = await res.text();
+  if (text.length > MAX_BYTES) throw new JobError(`the sheet is larger than ${MAX_BYTES} bytes`, true);
+  try {
+    return parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+  } catch (error) {
+    throw new JobError(`the sheet is not CSV: ${(error as Error).message}`, true);
+  }
+}
+
+/** True when this call made the conversion: its first event carries the causation id given to it. */
+async function madeBy(ctx: JobContext, eventId: string, causationId: string): Promise<boolean> {
+  const [first] = await ctx.services.store.readStream(conversionStream(eventId), { maxCount: 1 });
+  return first?.metadata.causationId === causationId;
+}
+
+async function recordRow(ctx: JobContext, cells: string[], line: number, index: ReturnType<typeof columnIndex>, sourceId: string, tally: Tally): Promise<void> {
+  const row = rowInput(cells, index, ctx.organizationId, sourceId);
+  if (!row.ok) {
+    tally.invalid.push(`row ${line}: ${row.error}`);
+    return;
+  }
+  const causationId = `${ctx.metadata.correlationId}/attempt-${ctx.attempt}/row-${line}`;
+  try {
+    const accepted = await acceptConversion(ctx.services, row.input, { ...ctx.metadata, causationId });
+    if (await madeBy(ctx, accepted.eventId, causationId)) {
+      tally.created += 1;
+      tally.deliveries += accepted.deliveriesCreated;
+    } else tally.duplicates += 1;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === 'source_paused') throw error;
+    const field = (error.details?.fields as { field: string; message: string }[] | undefined)?.[0];
+    tally.invalid.push(`row ${line}: ${field ? `${field.field}: ${field.message}` : (error.hint ?? error.code)}`);
+  }
+}
+
+function summaryOf(t: Tally): string {
+  const listed = t.invalid.slice(0, LISTED).join('; ');
+  const more = t.invalid.length > LISTED ? `; and ${t.invalid.length - LISTED} more` : '';
+  const invalid = t.invalid.length ? `; ${t.invalid.length} invalid: ${listed}${more}` : '; 0 invalid';
+  return `${t.rows} rows: ${t.created} new conversions (${t.deliveries} deliveries queued), ${t.duplicates} already recorded${invalid}`;
+}
+
+export const sheetsSyncJob: JobHandler = async (ctx) => {
+  const sourceId = scopeId(ctx.scope, 'source');
+  if (!sourceId) throw new JobError(`sheets_sync needs a source scope, not ${ctx.scope}`, true);
+  const { created, paused } = await loadSource(ctx, sourceId);
+  if (paused) return { summary: 'the source is paused: the sheet was not read' };
+  const [header, ...rows] = await readSheet(created.csvUrl!, ctx.signal);
+  if (!header) return { summary: '0 rows: the sheet is empty' };
+  const index = columnIndex(header, created.columns);
+  const tally: Tally = { rows: rows.length, created: 0, deliveries: 0, duplicates: 0, invalid: [] };
+  try {
+    for (const [i, cells] of rows.entries()) {
+      throwIfAborted(ctx.signal);
+      await recordRow(ctx, cells, i + 2, index, sourceId, tally);
+      ctx.progress(i + 1, `${i + 1} of ${rows.length} rows`);
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'source_paused') return { summary: `the source was paused during the sync; stopped. ${summaryOf(tally)}` };
+    throw error;
+  }
+  return { summary: summaryOf(tally) };
+};
