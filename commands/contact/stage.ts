@@ -25,8 +25,14 @@ export interface StageOutcome {
   position: Position;
 }
 
-/** Conversions that cannot be queued (paused source, an earlier event with other content) leave the lead without a send. */
-const NOT_QUEUED = new Set(['source_paused', 'event_conflict', 'not_found']);
+/**
+ * Conversions that cannot be queued leave the lead without a send (the answer counts it) rather than
+ * refusing the stage change: a paused source, an earlier event with other content, or a flow the
+ * conversion does not satisfy (e.g. a Purchase without a value).
+ */
+const NOT_QUEUED = new Set(['source_paused', 'event_conflict', 'not_found', 'validation_error']);
+/** The platform's lead ids are numeric; ids from elsewhere (a hand-made export) are not sent as lead_id. */
+const PLATFORM_LEAD_ID = /^\d{1,30}$/;
 
 async function queueConversion(services: Services, state: ContactState, lead: ContactLead, input: StageInput, value: number | null, metadata: EventMetadata): Promise<string | null> {
   const routing = await routingFor(services.pool, input.organizationId, lead.sourceId, { kind: 'stage', value: input.stage });
@@ -34,12 +40,15 @@ async function queueConversion(services: Services, state: ContactState, lead: Co
   try {
     const accepted = await acceptConversion(services, {
       organizationId: input.organizationId, sourceId: lead.sourceId, trigger: { kind: 'stage', stage: input.stage },
-      externalId: lead.leadId, leadId: lead.platformLeadId, email: state.email || undefined, phone: state.phone || undefined,
+      externalId: lead.leadId, leadId: PLATFORM_LEAD_ID.test(lead.platformLeadId) ? lead.platformLeadId : undefined, email: state.email || undefined, phone: state.phone || undefined,
       value: value ?? undefined, currency: value === null ? undefined : input.currency ?? undefined,
     }, metadata);
     return accepted.deliveriesCreated > 0 ? accepted.eventId : null;
   } catch (error) {
-    if (error instanceof ApiError && NOT_QUEUED.has(error.code)) return null;
+    if (error instanceof ApiError && NOT_QUEUED.has(error.code)) {
+      services.log.warn('stage conversion not queued', { leadId: lead.leadId, sourceId: lead.sourceId, code: error.code });
+      return null;
+    }
     throw error;
   }
 }

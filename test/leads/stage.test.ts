@@ -1,0 +1,90 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
+import { createTarget } from '../../commands/target/handlers.ts';
+import { createFlow } from '../../commands/flow/handlers.ts';
+import { pauseSource } from '../../commands/source/handlers.ts';
+import { formSourceId } from '../../commands/source/handlers.ts';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { eventually, importLead } from './support.ts';
+
+const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Stage changes: open leads move together and queue conversions');
+test.before(async (ctx) => {
+  ctx.sandbox = await startSandbox();
+  ctx.server = await startTestServer({ PLATFORM_API_URL: ctx.sandbox.url, DELIVERY_RETRY_SCHEDULE: '100ms,200ms' });
+  ctx.org = await ctx.server.newOrganization({ currency: 'PLN' });
+});
+test.after(async (ctx) => {
+  await ctx.server.stop();
+  await ctx.sandbox.stop();
+});
+
+async function flowFor(server: TestServer, org: TestOrg, platformFormId: string, stage: string, datasetIds: string[], eventName = 'Purchase') {
+  const { store, secrets } = server.services;
+  const sourceId = formSourceId(org.organizationId, platformFormId);
+  for (const datasetId of datasetIds) {
+    const target = await createTarget(store, secrets.encryptionKey, { organizationId: org.organizationId, datasetId, token: 'EAAB-test-token-123', mode: 'live' }, new Date());
+    await createFlow(store, { sourceId, targetId: target.id, eventName, trigger: { kind: 'stage', stage } }, new Date());
+  }
+  await server.settle();
+  return sourceId;
+}
+
+test('to sold with flows: one conversion per lead with a flow (one delivery per dataset), the value counted once on the newest', async ({ server, sandbox, org }) => {
+  const older = await importLead(server, org, { id: '7001', formId: 'form-sold', email: 'buyer@example.com', phone: '600111222', created: '2025-03-01T10:00:00+0000' });
+  const newer = await importLead(server, org, { id: '7002', formId: 'form-sold', email: 'buyer@example.com', created: '2025-03-05T10:00:00+0000' });
+  const noFlow = await importLead(server, org, { id: '7003', formId: 'form-quiet', email: 'buyer@example.com', created: '2025-03-09T10:00:00+0000' });
+  await flowFor(server, org, 'form-sold', 'sold', ['3001', '3002']);
+  const res = await server.request('POST', `/contacts/${older.contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 1200 } });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal([res.body.contact.stage, res.body.platform_events_queued, res.body.leads_without_send], ['sold', 2, 1]);
+
+  const stream = await server.services.store.readStream(`contact-${older.contactId}`);
+  const changed = stream[stream.length - 1].data as { valueLeadId: string; value: number; currency: string; leads: { leadId: string; platformEventQueued: boolean; conversionEventId: string | null }[] };
+  assert.equal([changed.valueLeadId, changed.value, changed.currency], [newer.leadId, 1200, 'PLN']);
+  assert.equal(changed.leads.map((l) => [l.leadId, l.platformEventQueued]), [[noFlow.leadId, false], [newer.leadId, true], [older.leadId, true]]);
+
+  // The conversions: the newest queued lead carries the value, the other 0; each went to both datasets.
+  const events = await Promise.all([newer, older].map((l) => server.request('GET', `/events?external_id=${l.leadId}`, { key: org.key })));
+  assert.equal(events.map((e) => e.body.data.map((c: { value: number }) => c.value)), [[1200], [0]]);
+  for (const datasetId of ['3001', '3002']) {
+    const sent = await eventually(async () => sandbox.received(datasetId).events.length === 2 && (sandbox.received(datasetId).events as any[]));
+    assert.equal(sent.map((e) => e.user_data.lead_id).sort(), ['7001', '7002']);
+    assert.equal(sent.map((e) => e.event_name), ['Purchase', 'Purchase']);
+  }
+  const lead = await server.request('GET', `/leads/${newer.leadId}`, { key: org.key });
+  assert.equal(lead.body.stages.map((s: { stage: string; platform_event_queued: boolean }) => [s.stage, s.platform_event_queued]), [['new', false], ['sold', true]]);
+  const quiet = await server.request('GET', `/leads/${noFlow.leadId}`, { key: org.key });
+  assert.equal(quiet.body.stages.map((s: { stage: string; platform_event_queued: boolean }) => [s.stage, s.platform_event_queued]), [['new', false], ['sold', false]]);
+  assert.equal(quiet.body.stage, 'sold');
+});
+
+test('without a flow for the target stage nothing is queued, and a value falls on the newest open lead', async ({ server, org }) => {
+  const a = await importLead(server, org, { id: '7101', formId: 'form-sold', email: 'nobuy@example.com', created: '2025-03-01T10:00:00+0000' });
+  const b = await importLead(server, org, { id: '7102', formId: 'form-sold', email: 'nobuy@example.com', created: '2025-03-02T10:00:00+0000' });
+  const res = await server.request('POST', `/contacts/${a.contactId}/stage`, { key: org.key, body: { stage: 'qualified', value: 50, currency: 'eur' } });
+  assert.equal([res.body.platform_events_queued, res.body.leads_without_send], [0, 2]);
+  const stream = await server.services.store.readStream(`contact-${a.contactId}`);
+  const changed = stream[stream.length - 1].data as { valueLeadId: string; currency: string };
+  assert.equal([changed.valueLeadId, changed.currency], [b.leadId, 'EUR']);
+  const none = await server.request('GET', `/events?external_id=${b.leadId}`, { key: org.key });
+  assert.equal(none.body.data, []);
+});
+
+test('a paused form source queues nothing; a repeated move to the same stage later is not queued twice', async ({ server, org }) => {
+  const lead = await importLead(server, org, { id: '7201', formId: 'form-paused', email: 'paused@example.com' });
+  const sourceId = await flowFor(server, org, 'form-paused', 'contacted', ['3101'], 'Lead');
+  await pauseSource(server.services.store, sourceId, new Date());
+  await server.settle();
+  const paused = await server.request('POST', `/contacts/${lead.contactId}/stage`, { key: org.key, body: { stage: 'contacted' } });
+  assert.is(paused.status, 200, JSON.stringify(paused.body));
+  assert.equal([paused.body.platform_events_queued, paused.body.leads_without_send], [0, 1]);
+  const repeat = await importLead(server, org, { id: '7202', formId: 'form-sold', email: 'again@example.com' });
+  const first = await server.request('POST', `/contacts/${repeat.contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 10 } });
+  assert.is(first.body.platform_events_queued, 1);
+  await server.request('POST', `/contacts/${repeat.contactId}/stage`, { key: org.key, body: { stage: 'rejected' } });
+  const again = await server.request('POST', `/contacts/${repeat.contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 10 } });
+  assert.equal([again.body.platform_events_queued, again.body.leads_without_send], [0, 1]);
+});
+
+test.run();
