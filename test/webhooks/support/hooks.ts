@@ -46,3 +46,13 @@ export function bodyOf(push: ReceivedPush): { id: string; type: string; created_
 export function verifies(push: ReceivedPush, secret: string): boolean {
   return verifyPush(secret, push.headers, push.body, Math.floor(Date.now() / 1000));
 }
+
+let seq = 0;
+/** A phone no other test of the run uses. */
+export const freshPhone = () => `+4851${String(1_000_000 + ++seq + Math.floor(Math.random() * 1000) * 1000).slice(-7)}`;
+
+export async function newContact(server: TestServer, org: TestOrg): Promise<string> {
+  const res = await server.request('POST', '/contacts', { key: org.key, body: { name: 'Hook Test', phone: freshPhone() } });
+  assert.is(res.status, 201, JSON.stringify(res.body));
+  return res.body.id as string;
+}
