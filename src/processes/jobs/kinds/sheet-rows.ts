@@ -52,10 +52,14 @@ export function rowBody(cells: string[], index: Map<EventField, number>, sourceI
 
 /** The row checked exactly as POST /events checks a body; the first problem names the field. */
 export function rowInput(cells: string[], index: Map<EventField, number>, organizationId: string, sourceId: string): RowResult {
-  const parsed = PostEventBody.safeParse(rowBody(cells, index, sourceId));
+  const body = rowBody(cells, index, sourceId);
+  const parsed = PostEventBody.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, error: `${issue.path.join('.') || 'row'}: ${issue.message}` };
+    const field = issue.path.join('.') || 'row';
+    // A required field the row leaves empty (or the sheet lacks) is said in the sheet's terms.
+    const missing = issue.path.length === 1 && body[String(issue.path[0])] === undefined;
+    return { ok: false, error: `${field}: ${missing ? 'required: the cell is empty or the sheet has no such column' : issue.message}` };
   }
   const b = parsed.data;
   const eventTime = typeof b.event_time === 'number' ? new Date(b.event_time * 1000).toISOString() : b.event_time;

@@ -1,0 +1,83 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer, type TestOrg } from '../support/server.ts';
+import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
+import { createSource } from '../../commands/source/handlers.ts';
+import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
+import { finishedJobs } from './support/jobs.ts';
+
+const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg; sourceId: string }>('Jobs: sheets_sync against the sandbox');
+
+const recent = new Date(Date.now() - 3_600_000).toISOString();
+const SHEET = [
+  'Order,Stage,E-mail,Phone,Value,Currency,Consent,When',
+  `A-1,paid,anna@example.com,+48601234567,"120,50",PLN,yes,${recent}`,
+  `A-2,paid,BOB@Example.com ,,99.99,EUR,true,`,
+  'A-3,lead,,601234568,,,1,',
+  'A-4,paid,not-an-email,,10,PLN,yes,',
+  'A-5,paid,eve@example.com,,10,,yes,',
+  ',paid,nobody@example.com,,,,yes,',
+  'A-7,paid,zoe@example.com,,,,no,',
+  'A-8,paid,old@example.com,,,,yes,2020-01-01T00:00:00Z',
+].join('\n');
+
+test.before(async (ctx) => {
+  ctx.sandbox = await startSandbox();
+  ctx.server = await startTestServer({ PLATFORM_API_URL: ctx.sandbox.url, JOB_POLL: '50ms', JOB_RETRY_SCHEDULE: '100ms' });
+  ctx.org = await ctx.server.newOrganization();
+});
+test.after(async (ctx) => {
+  await ctx.server.stop();
+  await ctx.sandbox.stop();
+});
+
+test('a new spreadsheet source is read at once; each valid row becomes a conversion, each invalid one is named', async (ctx) => {
+  const { server, sandbox, org } = ctx;
+  sandbox.seedSheet('orders', SHEET);
+  const source = await createSource(server.services.store, {
+    organizationId: org.organizationId, kind: 'spreadsheet', name: 'Orders', csvUrl: `${sandbox.url}/sheets/orders.csv`,
+    columns: { external_id: 'Order', status: 'Stage', email: 'E-mail', phone: 'Phone', value: 'Value', currency: 'Currency', consent: 'Consent', event_time: 'When' },
+  }, new Date());
+  ctx.sourceId = source.id;
+  const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1);
+  assert.is(job.status, 'done', job.error);
+  assert.equal([job.trigger, job.label], ['connect', `Sheet sync of source ${source.id}`]);
+  assert.is(job.summary, '8 rows: 3 new conversions (0 deliveries queued), 0 already recorded; 5 invalid: '
+    + 'row 5: email: an e-mail address; row 6: currency: required with value; row 7: external_id: required: the cell is empty or the sheet has no such column; '
+    + 'row 8: consent: must be true (legal basis confirmed); row 9: event_time: at most 7 days old');
+  await server.settle();
+  const events = await server.request('GET', `/events?source=${source.id}&limit=100`, { key: org.key });
+  assert.equal(events.body.data.map((e: any) => e.external_id).sort(), ['A-1', 'A-2', 'A-3']);
+  const a1 = events.body.data.find((e: any) => e.external_id === 'A-1');
+  assert.equal([a1.status, a1.value, a1.currency, a1.event_time], ['paid', 120.5, 'PLN', recent]);
+});
+
+test('rows read again are duplicates, and POST /events of the same row names the same event', async ({ server, org, sourceId }) => {
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'sheets_sync', scope: `source:${sourceId}`, trigger: 'operator' }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 2);
+  assert.match(job.summary, /^8 rows: 0 new conversions \(0 deliveries queued\), 3 already recorded; 5 invalid: /);
+  const listed = await server.request('GET', `/events?source=${sourceId}&external_id=A-2`, { key: org.key });
+  const posted = await server.request('POST', '/events', {
+    key: org.key, body: { source: sourceId, external_id: 'A-2', status: 'paid', email: 'bob@example.com', value: 99.99, currency: 'EUR', consent: true },
+  });
+  assert.is(posted.status, 202);
+  assert.is(posted.body.event_id, listed.body.data[0].id, 'same hashing and the same deterministic id: the same conversion');
+  const all = await server.request('GET', `/events?source=${sourceId}&limit=100`, { key: org.key });
+  assert.is(all.body.data.length, 3);
+});
+
+test('a sheet that cannot be found fails without retries; another organisation sees nothing', async ({ server, sandbox, org }) => {
+  const missing = await createSource(server.services.store, {
+    organizationId: org.organizationId, kind: 'spreadsheet', name: 'Gone', csvUrl: `${sandbox.url}/sheets/gone.csv`,
+  }, new Date());
+  const jobs = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 3);
+  const failed = jobs.find((j) => j.label.includes(missing.id))!;
+  assert.equal([failed.status, failed.attempts, failed.error], ['failed', 1, 'the sheet answered HTTP 404']);
+  const other = await server.newOrganization();
+  const theirs = await server.request('GET', '/jobs', { key: other.key });
+  assert.equal(theirs.body.data, []);
+  const foreign = await server.request('GET', `/events?source=${missing.id}`, { key: other.key });
+  assert.equal(foreign.body.data ?? [], []);
+});
+
+test.run();
