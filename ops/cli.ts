@@ -19,6 +19,8 @@ import { targetCommands } from './targets.ts';
 import { flowCommands } from './flows.ts';
 import { jobCommands } from './jobs.ts';
 import { adAccountCommands } from './adaccounts.ts';
+import { reportCommands } from './reports.ts';
+import { creativeCommands } from './creatives.ts';
 
 const groups: Record<string, CommandGroup> = {
   org: orgCommands,
@@ -34,6 +36,8 @@ const groups: Record<string, CommandGroup> = {
   flow: flowCommands,
   jobs: jobCommands,
   adaccount: adAccountCommands,
+  reports: reportCommands,
+  creatives: creativeCommands,
 };
 
 function usage(): string {

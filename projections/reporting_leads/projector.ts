@@ -120,8 +120,7 @@ class Batch {
 async function applyBatch(tx: Client, events: RecordedEvent[]): Promise<void> {
   const keys = new Map(events.flatMap(leadKeys).map((k) => [`${k.organizationId} ${k.leadId}`, k]));
   const organizations = [...new Set(events.map((e) => (e.data as { organizationId: string }).organizationId))];
-  const [loaded, zones] = await Promise.all([loadLeads(tx, [...keys.values()]), loadZones(tx, organizations)]);
-  const batch = new Batch(loaded, zones);
+  const batch = new Batch(await loadLeads(tx, [...keys.values()]), await loadZones(tx, organizations));
   for (const event of events) batch.apply(event);
   await saveZones(tx, batch.zones);
   await saveLeads(tx, batch.changedLeads());

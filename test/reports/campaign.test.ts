@@ -9,8 +9,9 @@ const test = suite<{ server: TestServer; org: TestOrg }>('Campaign report: the h
 test.before(async (ctx) => {
   ctx.server = await startReportServer();
   ctx.org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
-  await givenCampaignScenario(new Given(ctx.server.services.store, ctx.org.organizationId));
-  await settleReports(ctx.server);
+  const given = new Given(ctx.server.services.store, ctx.org.organizationId);
+  await givenCampaignScenario(given);
+  await settleReports(ctx.server, given.last);
 });
 test.after(async (ctx) => { await ctx.server.stop(); });
 

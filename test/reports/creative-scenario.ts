@@ -56,8 +56,8 @@ export async function givenCreativeScenario(given: Given, store: EventStore): Pr
   await leads(given, null, WEEK_DAYS[2], 1, { adSource: { platform: 'facebook', campaign_id: 'c1', campaign_name: 'c1', adset_id: '', adset_name: '', ad_id: '', ad_name: '' } });
   await leads(given, null, WEEK_DAYS[2], 1); // organic: not a creative question
 
-  const tag = (groupId: string, changes: { dimension: 'hook' | 'creator' | 'offer'; value: string }[]) =>
-    tagCreativeGroup(store, { organizationId: given.organizationId, groupId, changes }, new Date());
+  const tag = async (groupId: string, changes: { dimension: 'hook' | 'creator' | 'offer'; value: string }[]) =>
+    given.track((await tagCreativeGroup(store, { organizationId: given.organizationId, groupId, changes }, new Date())).position);
   await tag('video:V1', [{ dimension: 'hook', value: 'question' }, { dimension: 'creator', value: 'anna' }]);
   await tag('image:IMG1', [{ dimension: 'hook', value: 'pain' }]);
 }

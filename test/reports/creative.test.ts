@@ -9,8 +9,9 @@ const test = suite<{ server: TestServer; org: TestOrg }>('Creative report: the h
 test.before(async (ctx) => {
   ctx.server = await startReportServer();
   ctx.org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['creatives:read'] });
-  await givenCreativeScenario(new Given(ctx.server.services.store, ctx.org.organizationId), ctx.server.services.store);
-  await settleReports(ctx.server);
+  const given = new Given(ctx.server.services.store, ctx.org.organizationId);
+  await givenCreativeScenario(given, ctx.server.services.store);
+  await settleReports(ctx.server, given.last);
 });
 test.after(async (ctx) => { await ctx.server.stop(); });
 

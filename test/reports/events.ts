@@ -1,6 +1,6 @@
 // Hand-built events of the shapes the reports consume, appended straight to the store.
 import { randomUUID } from 'node:crypto';
-import type { EventStore } from '../../src/eventstore/port.ts';
+import { comparePositions, START, type EventStore, type Position } from '../../src/eventstore/port.ts';
 import type { AdSource } from '../../commands/lead/lead.ts';
 import type { Stage } from '../../commands/contact/contact.ts';
 import type { SpendDayData as SpendDay } from '../../commands/adaccount/spend.ts';
@@ -25,10 +25,19 @@ export function spendDay(a: AdRef, date: string, spend: number, more: Partial<Sp
 
 /** Appends as the producers would; each call is one append to one stream. */
 export class Given {
+  /** The furthest position appended so far: what the read models must pass before a report is read. */
+  last: Position = START;
+
   constructor(private readonly store: EventStore, readonly organizationId: string) {}
 
+  track(position: Position | null): void {
+    if (position && comparePositions(position, this.last) > 0) this.last = position;
+  }
+
   private async append(stream: string, type: string, data: Record<string, unknown>) {
-    return this.store.append(stream, [{ type, data: { organizationId: this.organizationId, ...data } }], 'any', { organizationId: this.organizationId, actor: 'test' });
+    const result = await this.store.append(stream, [{ type, data: { organizationId: this.organizationId, ...data } }], 'any', { organizationId: this.organizationId, actor: 'test' });
+    this.track(result.position);
+    return result;
   }
 
   accountConnected(account: string, currency: string, name = `Account ${account}`) {

@@ -1,6 +1,7 @@
 // The report tests' server: jobs do not run (hand-built ad account events would start spend syncs), and
 // settling waits for the reporting projectors only.
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { comparePositions, type Position } from '../../src/eventstore/port.ts';
 
 export const REPORTING = ['reporting_leads', 'reporting_ads'];
 
@@ -8,8 +9,13 @@ export async function startReportServer(): Promise<TestServer> {
   return startTestServer({ JOB_CONCURRENCY: '0' });
 }
 
-export async function settleReports(server: TestServer): Promise<void> {
+/**
+ * Waits until the reporting projectors passed the visible head and every position given: the head alone
+ * can lag behind a committed append while an older transaction (a job's) is still open.
+ */
+export async function settleReports(server: TestServer, ...appended: Position[]): Promise<void> {
   const head = await server.services.store.headPosition();
-  const reached = await server.services.waiter.waitFor(REPORTING, head, 10_000);
+  const target = appended.reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b), head);
+  const reached = await server.services.waiter.waitFor(REPORTING, target, 10_000);
   if (!reached) throw new Error('the reporting projectors did not reach the head of the store');
 }
