@@ -1,0 +1,121 @@
+// `npm run bench -- contacts`: with 100,000 contacts and 200,000 leads loaded, the contact and lead lists
+// (limit 100: unfiltered, by tag, by campaign, by phone; leads by a from/to window) and POST
+// /contacts/{id}/stage, each under 32 connections beside GET /v1/me measured in the same run.
+// GET loads run autocannon in a worker thread; the stage load rotates contacts per request, which needs
+// a function, so it and its /me baseline run in-process.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import autocannon from 'autocannon';
+import { createApiKey } from '../commands/apikey/handlers.ts';
+import { createOrganization } from '../commands/organization/handlers.ts';
+import { ALL_SCOPES } from '../commands/shared/scopes.ts';
+import { boot } from '../src/boot.ts';
+import { loadConfig } from '../src/config.ts';
+import { closeApp, createApp } from '../src/http/app.ts';
+import { createLogger } from '../src/logger.ts';
+import type { BenchContext, Figure } from './run.ts';
+import { loadBulk, realContacts } from './_contacts-data.ts';
+
+const CONNECTIONS = 32;
+const STAGES = ['contacted', 'qualified'];
+
+interface Measured { rps: number; p99: number; non2xx: number }
+
+async function listen(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}
+
+async function getLoad(url: string, headers: Record<string, string>, seconds: number): Promise<Measured> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, workers: 1 });
+  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+/** Each request moves the next contact to the next stage; a contact comes round again only a full pass later. */
+async function stageLoad(base: string, headers: Record<string, string>, contactIds: string[], seconds: number, counter: { n: number }): Promise<Measured> {
+  const r = await autocannon({
+    url: base, connections: CONNECTIONS, duration: seconds, headers: { ...headers, 'content-type': 'application/json' },
+    requests: [{
+      method: 'POST',
+      setupRequest: (req) => {
+        const i = counter.n++;
+        const id = contactIds[i % contactIds.length];
+        return { ...req, path: `/v1/contacts/${id}/stage`, body: JSON.stringify({ stage: STAGES[Math.floor(i / contactIds.length) % 2] }) };
+      },
+    }],
+  });
+  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+function listFigures(name: string, list: Measured, me: Measured): Figure[] {
+  return [
+    { name: `${name} throughput`, value: list.rps, unit: 'req/s', baseline: { name: 'GET /v1/me', value: me.rps }, target: '>= 50% of /me' },
+    { name: `${name} p99`, value: list.p99, unit: 'ms', target: '<= 50 ms' },
+  ];
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const db = await ctx.freshDatabase('contacts');
+  const sink = new Writable({ write(_chunk, _enc, done) { done(); } });
+  const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info' }), { log: createLogger('info', {}, sink), poolSize: 40 });
+  await booted.startWorkers();
+  const { services } = booted;
+  const org = await createOrganization(services.store, { name: 'Bench org' }, new Date());
+  const key = await createApiKey(services.store, { organizationId: org.id, name: 'bench', scopes: [...ALL_SCOPES], expiresAt: null }, new Date());
+  await services.waiter.waitFor(['access'], key.position, 10_000);
+
+  const contacts = Math.round(100_000 * ctx.scale);
+  const leads = Math.round(200_000 * ctx.scale);
+  ctx.note(`loading ${contacts} contacts and ${leads} leads into the read model`);
+  await loadBulk(services.pool, org.id, contacts, leads);
+  const movable = Math.max(200, Math.round(3000 * ctx.scale));
+  ctx.note(`making ${movable} contacts with a lead through the intake (events and projection) for the stage load`);
+  const ids = await realContacts(services, org.id, movable);
+  await services.waiter.waitFor(['contacts'], await services.store.headPosition(), 60_000);
+
+  const app = createApp(services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
+  const server = await listen(app);
+  const headers = { authorization: `Bearer ${key.key}` };
+  const phone = `+4860${String(Math.max(1, Math.floor(contacts / 2))).padStart(7, '0')}`;
+  const to = new Date().toISOString().slice(0, 10);
+  const from = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+  const lists: [string, string][] = [
+    ['contacts', '/v1/contacts?limit=100'],
+    ['contacts by tag', '/v1/contacts?limit=100&tag=tag-7'],
+    ['contacts by campaign', '/v1/contacts?limit=100&campaign=camp-3'],
+    ['contacts by phone', `/v1/contacts?limit=100&phone=${encodeURIComponent(phone)}`],
+    ['leads from/to (30 days)', `/v1/leads?limit=100&from=${from}&to=${to}`],
+  ];
+  const seconds = Math.max(3, Math.round(8 * ctx.scale));
+  try {
+    for (const [, path] of lists) {
+      const res = await fetch(`${server.url}${path}`, { headers });
+      const body = await res.json() as { data?: unknown[] };
+      if (res.status !== 200 || !body.data?.length) throw new Error(`${path} answered ${res.status} with ${body.data?.length ?? 0} rows`);
+    }
+    ctx.note(`warming up, then ${seconds} s per figure with ${CONNECTIONS} connections`);
+    await getLoad(`${server.url}/v1/me`, headers, 2);
+    const figures: Figure[] = [];
+    for (const [name, path] of lists) {
+      const me = await getLoad(`${server.url}/v1/me`, headers, seconds);
+      const list = await getLoad(`${server.url}${path}`, headers, seconds);
+      if (list.non2xx) ctx.note(`warning: ${list.non2xx} answers of ${name} were not 2xx`);
+      figures.push(...listFigures(name, list, me));
+    }
+    const meInProcess = await autocannon({ url: `${server.url}/v1/me`, connections: CONNECTIONS, duration: seconds, headers });
+    const stage = await stageLoad(server.url, headers, ids, seconds, { n: 0 });
+    if (stage.non2xx) ctx.note(`warning: ${stage.non2xx} stage answers were not 2xx`);
+    figures.push(
+      { name: 'POST stage throughput', value: stage.rps, unit: 'req/s', baseline: { name: 'GET /v1/me (in-process load)', value: meInProcess.requests.average } },
+      { name: 'POST stage p99', value: stage.p99, unit: 'ms', target: `/me: ${meInProcess.latency.p99} ms` },
+    );
+    ctx.table(`Contacts and leads: ${contacts} contacts, ${leads} leads, ${CONNECTIONS} connections (same run)`, figures);
+  } finally {
+    await server.close();
+    await closeApp(app);
+    await booted.shutdown();
+  }
+}
