@@ -1,0 +1,68 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { freshDatabase, type TestDatabase } from '../support/db.ts';
+import { startHarness } from './support/harness.ts';
+import { scriptedLookup, startReceiver } from './support/receiver.ts';
+import { ALL_TYPES, eventually } from './support/hooks.ts';
+
+const refusedUrls = [
+  'http://hooks.example.com/in',
+  'https://user:pass@hooks.example.com/in',
+  'https://10.1.2.3/in', 'https://172.16.0.1/in', 'https://192.168.1.1/in', 'https://127.0.0.1/in', 'https://0.0.0.0/in',
+  'https://169.254.169.254/latest/meta-data', 'https://100.64.0.1/in',
+  'https://[::1]/in', 'https://[fe80::1]/in', 'https://[fc00::1]/in', 'https://[::ffff:127.0.0.1]/in',
+  'https://localhost/in', 'https://api.localhost/in', 'https://metadata.google.internal/in', 'https://intranet/in',
+  `https://hooks.example.com/${'a'.repeat(2000)}`,
+];
+
+const api = suite<{ server: TestServer }>('Webhooks: URL checks with WEBHOOK_ALLOW_PRIVATE off');
+api.before(async (ctx) => { ctx.server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '0' }); });
+api.after(async (ctx) => { await ctx.server.stop(); });
+
+api('every refused address class is 400 validation_error on url, on create and on PATCH', async ({ server }) => {
+  const org = await server.newOrganization();
+  for (const url of refusedUrls) {
+    const res = await server.request('POST', '/webhooks', { key: org.key, body: { url, events: ALL_TYPES } });
+    assert.is(res.status, 400, url.slice(0, 60));
+    assert.is(res.body.error.code, 'validation_error', url.slice(0, 60));
+  }
+  const ok = await server.request('POST', '/webhooks', { key: org.key, body: { url: 'https://hooks.example.com/in', events: ALL_TYPES } });
+  assert.is(ok.status, 201);
+  const patched = await server.request('PATCH', `/webhooks/${ok.body.id}`, { key: org.key, body: { url: 'https://127.0.0.1/in' } });
+  assert.equal([patched.status, patched.body.error.code, patched.body.error.details.fields[0].field], [400, 'validation_error', 'url']);
+  assert.equal((await server.request('GET', '/webhooks', { key: org.key })).body.data.map((w: { url: string }) => w.url), ['https://hooks.example.com/in']);
+});
+
+api.run();
+
+const dns = suite<{ db: TestDatabase }>('Webhooks: a name that resolves to a private address, WEBHOOK_ALLOW_PRIVATE off');
+dns.before(async (ctx) => { ctx.db = await freshDatabase('wh_dns'); });
+dns.after(async (ctx) => { await ctx.db.drop(); });
+
+dns('is accepted at subscription, then refused at send time: no connection, a failed attempt with status 0', async ({ db }) => {
+  const receiver = await startReceiver((_push, res) => res.writeHead(200).end());
+  // The resolver answers loopback, where the receiver listens: only the guard keeps the push from it.
+  const { lookup, calls } = scriptedLookup(['127.0.0.1']);
+  const harness = await startHarness(db.url, { WEBHOOK_ALLOW_PRIVATE: '0' }, { lookup, allowPrivate: false });
+  try {
+    const org = await harness.newOrganization();
+    const created = await harness.request('POST', '/webhooks', { key: org.key, body: { url: `https://hooks.example.com:${receiver.port}/in`, events: ALL_TYPES } });
+    assert.is(created.status, 201);
+    await harness.request('POST', `/webhooks/${created.body.id}/test`, { key: org.key });
+    const attempts = await eventually('a recorded attempt', async () => {
+      await harness.settle();
+      const res = await harness.request('GET', `/webhooks/${created.body.id}/deliveries`, { key: org.key });
+      return res.body.data.length > 0 && res.body.data;
+    });
+    assert.equal([attempts[0].status, attempts[0].success, attempts[0].error], [0, false, 'refused: hooks.example.com resolves to a loopback address']);
+    assert.ok(calls.includes('hooks.example.com'));
+    assert.is(receiver.connections(), 0);
+  } finally {
+    await harness.stop();
+    await receiver.close();
+  }
+});
+
+dns.run();
+
