@@ -9,10 +9,12 @@ import type { EventMetadata } from '../../eventstore/port.ts';
 import type { Logger } from '../../logger.ts';
 import type { Services } from '../../services.ts';
 import { decideStart } from '../../../commands/job/decide.ts';
+import { announceAtCommit } from './append.ts';
 import { JOBS_CHANNEL } from './enqueue.ts';
 import type { JobHandler } from './handler.ts';
 import { claimDue, stateOf, type QueueRow } from './queue-sql.ts';
 import { JobRun } from './run.ts';
+import { Completions } from './completions.ts';
 import { applyDecision, recordRelease, sweepExpiredLeases } from './transitions.ts';
 
 export interface EngineOptions {
@@ -31,6 +33,7 @@ export class JobEngine {
   private readonly kinds: string[];
   private readonly running = new Map<string, { run: JobRun; done: Promise<void> }>();
   private readonly log: Logger;
+  private readonly completions: Completions;
   private readonly metadata: EventMetadata = { organizationId: null, actor: 'worker:jobs' };
   private stopped = false;
   private ticking = false;
@@ -46,6 +49,7 @@ export class JobEngine {
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.kinds = Object.keys(options.handlers);
     this.log = services.log.child({ worker: this.workerId, component: 'jobs' });
+    this.completions = new Completions(services);
   }
 
   private get cfg() {
@@ -115,6 +119,7 @@ export class JobEngine {
         await applyDecision(this.services, tx, before, (s) => decideStart(s, { leaseUntil: leaseUntil.toISOString(), now: now.toISOString() }),
           { ...this.metadata, organizationId: row.organization_id });
       }
+      if (claimed.length) await announceAtCommit(this.services.store, tx);
       return claimed;
     });
     for (const row of rows) this.launch(row);
@@ -125,6 +130,7 @@ export class JobEngine {
     const key = `${row.organization_id}/${row.number}`;
     const log = this.log.child({ organizationId: row.organization_id, job: row.number, kind: row.kind });
     const run = new JobRun(this.services, row, this.options.handlers[row.kind], {
+      succeed: (held, summary, metadata) => this.completions.succeed(held, summary, metadata),
       leaseMs: this.cfg.leaseMs, progressEveryMs: this.cfg.progressEveryMs, stopping: () => this.stopped,
     }, log, this.workerId);
     const done = run.run()

@@ -5,11 +5,11 @@ import { WrongExpectedVersionError, type EventMetadata, type Position } from '..
 import { loadAggregate } from '../../eventstore/handle.ts';
 import type { Services } from '../../services.ts';
 import { decideCancel, decideQueue } from '../../../commands/job/decide.ts';
-import { initialJobState, jobAggregate, jobCounterStream, jobStream, priorityFor, type JobTrigger } from '../../../commands/job/job.ts';
+import { initialJobState, jobAggregate, jobCounterStream, jobStream, priorityFor, type JobEvent, type JobTrigger } from '../../../commands/job/job.ts';
 import { labelFor } from '../../../commands/job/kinds.ts';
 import { ApiError } from '../../../commands/shared/errors.ts';
-import { appendInTransaction, lastRevisionIn } from './append.ts';
-import { findActive, insertQueued, lockJob, removeJob, stateOf } from './queue-sql.ts';
+import { announceAtCommit, appendInTransaction, lastRevisionIn } from './append.ts';
+import { findActive, insertQueued, lockJob, removeJob, stateOf, type QueuedRow } from './queue-sql.ts';
 
 export const JOBS_CHANNEL = 'job_queue';
 /** First key of the per-organisation enqueue lock (the second is the organisation's hash). */
@@ -37,52 +37,87 @@ export interface Enqueued {
 
 export const PRIORITY_RANK = { user: 0, background: 1 } as const;
 
-/**
- * Queue a job inside the caller's transaction. Enqueues of one organisation take turns (an advisory
- * lock), so the duplicate check holds and the counter stream's exact expected revision rarely conflicts.
- */
-export async function enqueueWithin(services: Services, tx: Queryable, input: EnqueueInput, metadata: EventMetadata): Promise<Enqueued> {
-  const { organizationId, kind, scope, trigger } = input;
-  if (!kind || !scope) throw new ApiError('validation_error', undefined, 'a job needs a kind and a scope');
-  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ENQUEUE_LOCK, organizationId]);
-  const existing = await findActive(tx, organizationId, kind, scope);
-  if (existing !== null) return { number: existing, created: false, position: null };
+interface Planned {
+  input: EnqueueInput;
+  number: number;
+  events: JobEvent[];
+  row: QueuedRow;
+}
 
-  const counter = jobCounterStream(organizationId);
-  const last = await lastRevisionIn(services.store, tx, counter);
-  // The counter's revision is the number minus one (revisions start at 0, numbers at 1).
-  const number = last === null ? 1 : Number(last) + 2;
+/** Numbers after the counter's last revision, and each job's JobQueued event and work-table row. */
+function plan(services: Services, organizationId: string, inputs: EnqueueInput[], last: bigint | null): Planned[] {
   const now = services.now().toISOString();
-  const params = input.params ?? {};
-  const runAfter = input.runAfter ?? now;
-  const maxAttempts = input.maxAttempts ?? services.config.jobs.maxAttempts;
-  const { events } = decideQueue(initialJobState(), {
-    organizationId, number, kind, scope, trigger, params, maxAttempts, runAfter, now,
-    label: input.label ?? labelFor(kind, scope, params),
+  // The counter's revision is the number minus one (revisions start at 0, numbers at 1).
+  const first = last === null ? 1 : Number(last) + 2;
+  return inputs.map((input, i) => {
+    const { kind, scope, trigger } = input;
+    const number = first + i;
+    const params = input.params ?? {};
+    const runAfter = input.runAfter ?? now;
+    const maxAttempts = input.maxAttempts ?? services.config.jobs.maxAttempts;
+    const { events } = decideQueue(initialJobState(), {
+      organizationId, number, kind, scope, trigger, params, maxAttempts, runAfter, now, label: input.label ?? labelFor(kind, scope, params),
+    });
+    const row: QueuedRow = { organizationId, number, kind, scope, trigger, priority: PRIORITY_RANK[priorityFor(trigger)], params, maxAttempts, runAfter, queuedAt: now };
+    return { input, number, events, row };
   });
-  await appendInTransaction(services.store, tx, {
-    stream: counter,
-    events: [{ type: 'JobNumberAssigned', data: { organizationId, number, kind, scope } }],
-    expectedRevision: last ?? 'no_stream',
-  }, metadata);
-  const appended = await appendInTransaction(services.store, tx, { stream: jobStream(organizationId, number), events, expectedRevision: 'no_stream' }, metadata);
-  await insertQueued(tx, {
-    organizationId, number, kind, scope, trigger, priority: PRIORITY_RANK[priorityFor(trigger)],
-    params, maxAttempts, runAfter, queuedAt: now,
-  });
-  await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, kind]);
-  return { number, created: true, position: appended.position };
+}
+
+/**
+ * Queue jobs of one organisation inside the caller's transaction. Enqueues of an organisation take turns
+ * (an advisory lock), so the duplicate check holds and the counter's exact expected revision rarely
+ * conflicts; a batch takes its numbers with one counter append and inserts its rows in one statement.
+ */
+export async function enqueueManyWithin(services: Services, tx: Queryable, organizationId: string, inputs: EnqueueInput[], metadata: EventMetadata): Promise<Enqueued[]> {
+  for (const i of inputs) {
+    if (!i.kind || !i.scope || i.organizationId !== organizationId) throw new ApiError('validation_error', undefined, 'a job needs a kind, a scope and this organisation');
+  }
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ENQUEUE_LOCK, organizationId]);
+  const active = await findActive(tx, organizationId, inputs);
+  const key = (i: { kind: string; scope: string }) => `${i.kind}\u0000${i.scope}`;
+  const fresh = inputs.filter((i, at) => !active.has(key(i)) && inputs.findIndex((o) => key(o) === key(i)) === at);
+  const counter = jobCounterStream(organizationId);
+  const last = fresh.length ? await lastRevisionIn(services.store, tx, counter) : null;
+  const planned = plan(services, organizationId, fresh, last);
+  const positions = new Map<string, Position>();
+  if (planned.length) {
+    await appendInTransaction(services.store, tx, {
+      stream: counter,
+      events: planned.map((p) => ({ type: 'JobNumberAssigned', data: { organizationId, number: p.number, kind: p.input.kind, scope: p.input.scope } })),
+      expectedRevision: last ?? 'no_stream',
+    }, metadata);
+    for (const p of planned) {
+      const appended = await appendInTransaction(services.store, tx, { stream: jobStream(organizationId, p.number), events: p.events, expectedRevision: 'no_stream' }, metadata);
+      positions.set(key(p.input), appended.position);
+      active.set(key(p.input), p.number);
+    }
+    await insertQueued(tx, planned.map((p) => p.row));
+    await announceAtCommit(services.store, tx, { channel: JOBS_CHANNEL, payload: organizationId });
+  }
+  return inputs.map((i) => ({ number: active.get(key(i))!, created: fresh.includes(i), position: fresh.includes(i) ? positions.get(key(i))! : null }));
+}
+
+/** One job inside the caller's transaction (the scheduler queues its runs this way). */
+export async function enqueueWithin(services: Services, tx: Queryable, input: EnqueueInput, metadata: EventMetadata): Promise<Enqueued> {
+  const [queued] = await enqueueManyWithin(services, tx, input.organizationId, [input], metadata);
+  return queued;
 }
 
 const isRetryable = (error: unknown) =>
   error instanceof WrongExpectedVersionError || (error as { code?: string }).code === '23505' || (error as { code?: string }).code === '40P01';
 
-/** Queue a job in a transaction of its own, retrying a lost race for the number. */
-export function enqueueJob(services: Services, input: EnqueueInput, metadata: EventMetadata): Promise<Enqueued> {
-  return pRetry(() => withTransaction(services.pool, (tx) => enqueueWithin(services, tx, input, metadata)), {
+/** Queue jobs of one organisation in a transaction of their own, retrying a lost race for the numbers. */
+export function enqueueJobs(services: Services, organizationId: string, inputs: EnqueueInput[], metadata: EventMetadata): Promise<Enqueued[]> {
+  return pRetry(() => withTransaction(services.pool, (tx) => enqueueManyWithin(services, tx, organizationId, inputs, metadata)), {
     retries: 5, minTimeout: 5, maxTimeout: 50, randomize: true,
     shouldRetry: ({ error }) => isRetryable(error),
   });
+}
+
+/** Queue one job; when the same kind and scope is queued or running, its number comes back instead. */
+export async function enqueueJob(services: Services, input: EnqueueInput, metadata: EventMetadata): Promise<Enqueued> {
+  const [queued] = await enqueueJobs(services, input.organizationId, [input], metadata);
+  return queued;
 }
 
 /** Cancel a queued or running job; a running one stops at its worker's next lease check. */
@@ -94,6 +129,7 @@ export async function cancelJob(services: Services, organizationId: string, numb
     const { events } = decideCancel(stateOf(row), { number, now });
     const appended = await appendInTransaction(services.store, tx, { stream: jobStream(organizationId, number), events, expectedRevision: BigInt(row.revision) }, metadata);
     await removeJob(tx, organizationId, number);
+    await announceAtCommit(services.store, tx);
     return appended.position;
   });
   if (cancelled) return cancelled;

@@ -41,22 +41,39 @@ export function stateOf(row: QueueRow): JobState {
   };
 }
 
-export async function findActive(db: Queryable, organizationId: string, kind: string, scope: string): Promise<number | null> {
-  const { rows } = await db.query<{ number: number }>(
-    'SELECT number FROM job_queue WHERE organization_id = $1 AND kind = $2 AND scope = $3',
-    [organizationId, kind, scope],
+/** Numbers of the queued or running jobs among these kinds and scopes, keyed "kind\0scope". */
+export async function findActive(db: Queryable, organizationId: string, wanted: { kind: string; scope: string }[]): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ kind: string; scope: string; number: number }>(
+    `SELECT q.kind, q.scope, q.number FROM job_queue q JOIN unnest($2::text[], $3::text[]) AS w(kind, scope) ON q.kind = w.kind AND q.scope = w.scope
+     WHERE q.organization_id = $1`,
+    [organizationId, wanted.map((w) => w.kind), wanted.map((w) => w.scope)],
   );
-  return rows[0]?.number ?? null;
+  return new Map(rows.map((r) => [`${r.kind}\u0000${r.scope}`, r.number]));
 }
 
-export async function insertQueued(db: Queryable, job: {
-  organizationId: string; number: number; kind: string; scope: string; trigger: JobTrigger; priority: number;
-  params: Record<string, unknown>; maxAttempts: number; runAfter: string; queuedAt: string;
-}): Promise<void> {
+export interface QueuedRow {
+  organizationId: string;
+  number: number;
+  kind: string;
+  scope: string;
+  trigger: JobTrigger;
+  priority: number;
+  params: Record<string, unknown>;
+  maxAttempts: number;
+  runAfter: string;
+  queuedAt: string;
+}
+
+/** New jobs of one organisation, in one statement. */
+export async function insertQueued(db: Queryable, jobs: QueuedRow[]): Promise<void> {
+  const col = <K extends keyof QueuedRow>(k: K) => jobs.map((j) => j[k]);
   await db.query(
     `INSERT INTO job_queue (organization_id, number, kind, scope, trigger, priority, status, params, max_attempts, run_after, revision, queued_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, 0, $10)`,
-    [job.organizationId, job.number, job.kind, job.scope, job.trigger, job.priority, JSON.stringify(job.params), job.maxAttempts, job.runAfter, job.queuedAt],
+     SELECT $1, number, kind, scope, trigger, priority, 'queued', params, max_attempts, run_after, 0, queued_at
+     FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::jsonb[], $8::int[], $9::timestamptz[], $10::timestamptz[])
+       AS j(number, kind, scope, trigger, priority, params, max_attempts, run_after, queued_at)`,
+    [jobs[0].organizationId, col('number'), col('kind'), col('scope'), col('trigger'), col('priority'), jobs.map((j) => JSON.stringify(j.params)),
+      col('maxAttempts'), col('runAfter'), col('queuedAt')],
   );
 }
 
@@ -121,6 +138,18 @@ export async function extendLease(db: Queryable, held: Held, leaseUntil: Date): 
 export async function lockHeld(db: Queryable, held: Held): Promise<QueueRow | null> {
   const { rows } = await db.query<QueueRow>(`SELECT ${COLUMNS} FROM job_queue WHERE ${OWNED} FOR UPDATE`, heldParams(held));
   return rows[0] ?? null;
+}
+
+/** Remove the jobs the worker still holds (they finished) and return their rows as they were. */
+export async function takeHeld(db: Queryable, held: Held[]): Promise<QueueRow[]> {
+  const { rows } = await db.query<QueueRow>(
+    `DELETE FROM job_queue q USING unnest($1::text[], $2::int[], $3::text[], $4::int[]) AS h(organization_id, number, worker_id, attempts)
+     WHERE q.organization_id = h.organization_id AND q.number = h.number AND q.worker_id = h.worker_id AND q.attempts = h.attempts
+       AND q.status = 'running'
+     RETURNING ${columns('q.')}`,
+    [held.map((h) => h.organizationId), held.map((h) => h.number), held.map((h) => h.workerId), held.map((h) => h.attempt)],
+  );
+  return rows;
 }
 
 /** A progress event: the lease is extended and the revision moves on by one. */

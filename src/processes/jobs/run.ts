@@ -5,9 +5,11 @@ import type { Logger } from '../../logger.ts';
 import type { Services } from '../../services.ts';
 import { JobError, type JobContext, type JobHandler } from './handler.ts';
 import { extendLease, type Held, type QueueRow } from './queue-sql.ts';
-import { recordFailure, recordProgress, recordRelease, recordSuccess } from './transitions.ts';
+import { recordFailure, recordProgress, recordRelease } from './transitions.ts';
 
 export interface RunOptions {
+  /** Records a success (batched with other jobs' by the engine); false when the job was no longer held. */
+  succeed(held: Held, summary: string, metadata: EventMetadata): Promise<boolean>;
   leaseMs: number;
   progressEveryMs: number;
   /** True once the engine is stopping: an interrupted job is released, not failed. */
@@ -52,7 +54,7 @@ export class JobRun {
     try {
       const result = await this.handler(this.context());
       await this.flushProgress(true);
-      if (!this.lost && !(await recordSuccess(this.services, this.held, result.summary, this.metadata))) this.log.warn('job finished after losing its lease');
+      if (!this.lost && !(await this.options.succeed(this.held, result.summary, this.metadata))) this.log.warn('job finished after losing its lease');
     } catch (error) {
       await this.settleFailure(error);
     } finally {

@@ -3,20 +3,25 @@
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import type { EventMetadata, Position } from '../../eventstore/port.ts';
 import type { Services } from '../../services.ts';
-import { decideFail, decideProgress, decideRelease, decideSucceed } from '../../../commands/job/decide.ts';
+import { decideFail, decideProgress, decideRelease } from '../../../commands/job/decide.ts';
 import { jobStream, type JobEvent, type JobState } from '../../../commands/job/job.ts';
-import { appendInTransaction } from './append.ts';
+import { announceAtCommit, appendInTransaction } from './append.ts';
 import { lockExpired, lockHeld, progressHeld, removeJob, requeueJob, stateOf, type Held, type QueueRow } from './queue-sql.ts';
 
 type Decide = (state: JobState) => { events: JobEvent[] };
 
-/** Append the decided events after the row's revision, then bring the row in line with the outcome. */
-export async function applyDecision(services: Services, tx: Queryable, row: QueueRow, decide: Decide, metadata: EventMetadata): Promise<{ event: JobEvent; position: Position }> {
+/** Append the decided events after the row's revision (the row as it was before this transition). */
+export async function appendDecision(services: Services, tx: Queryable, row: QueueRow, decide: Decide, metadata: EventMetadata): Promise<{ event: JobEvent; position: Position }> {
   const { events } = decide(stateOf(row));
   const appended = await appendInTransaction(services.store, tx, {
     stream: jobStream(row.organization_id, row.number), events, expectedRevision: BigInt(row.revision),
   }, metadata);
-  const event = events[events.length - 1];
+  return { event: events[events.length - 1], position: appended.position };
+}
+
+/** Append the decided events, then bring the row in line with the outcome. */
+export async function applyDecision(services: Services, tx: Queryable, row: QueueRow, decide: Decide, metadata: EventMetadata): Promise<{ event: JobEvent; position: Position }> {
+  const { event, position } = await appendDecision(services, tx, row, decide, metadata);
   switch (event.type) {
     case 'JobSucceeded':
     case 'JobFailed':
@@ -34,7 +39,7 @@ export async function applyDecision(services: Services, tx: Queryable, row: Queu
       const _never: never = event;
     }
   }
-  return { event, position: appended.position };
+  return { event, position };
 }
 
 async function onHeld(services: Services, held: Held, decide: Decide, metadata: EventMetadata, progressLeaseUntil?: Date): Promise<boolean> {
@@ -45,15 +50,12 @@ async function onHeld(services: Services, held: Held, decide: Decide, metadata: 
       await progressHeld(tx, held, progressLeaseUntil);
     }
     await applyDecision(services, tx, row, decide, metadata);
+    await announceAtCommit(services.store, tx);
     return true;
   });
 }
 
 const nowIso = (services: Services) => services.now().toISOString();
-
-export function recordSuccess(services: Services, held: Held, summary: string, metadata: EventMetadata): Promise<boolean> {
-  return onHeld(services, held, (s) => decideSucceed(s, { summary, now: nowIso(services) }), metadata);
-}
 
 export function recordFailure(services: Services, held: Held, failure: { error: string; permanent: boolean }, metadata: EventMetadata): Promise<boolean> {
   const retryDelaysMs = services.config.jobs.retrySchedule;
@@ -77,6 +79,7 @@ export async function sweepExpiredLeases(services: Services, kinds: readonly str
       const reason = `lease expired at ${row.lease_until?.toISOString()}: the worker stopped answering`;
       await applyDecision(services, tx, row, (s) => decideRelease(s, { reason, now: now.toISOString() }), { ...metadata, organizationId: row.organization_id });
     }
+    if (rows.length) await announceAtCommit(services.store, tx);
     return rows.length;
   });
 }
