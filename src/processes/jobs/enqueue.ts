@@ -2,7 +2,7 @@
 import pRetry from 'p-retry';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { WrongExpectedVersionError, type EventMetadata, type Position } from '../../eventstore/port.ts';
-import { loadAggregate } from '../../eventstore/handle.ts';
+import { handleCommand } from '../../eventstore/handle.ts';
 import type { Services } from '../../services.ts';
 import { decideCancel, decideQueue } from '../../../commands/job/decide.ts';
 import { initialJobState, jobAggregate, jobCounterStream, jobStream, priorityFor, type JobEvent, type JobTrigger } from '../../../commands/job/job.ts';
@@ -133,8 +133,8 @@ export async function cancelJob(services: Services, organizationId: string, numb
     return appended.position;
   });
   if (cancelled) return cancelled;
-  // Not in the work table: the stream says whether it never existed (404) or has finished (409).
-  const { state } = await loadAggregate(services.store, jobStream(organizationId, number), jobAggregate);
-  decideCancel(state, { number, now });
-  throw new ApiError('conflict', { number }, 'the job has finished');
+  // Not in the work table: the stream says whether it never existed (404), has finished (409), or lost
+  // its row (an EventStoreDB append whose row write did not follow), which the cancellation closes.
+  const handled = await handleCommand(services.store, jobStream(organizationId, number), jobAggregate, (state) => decideCancel(state, { number, now }), metadata);
+  return handled.append!.position;
 }

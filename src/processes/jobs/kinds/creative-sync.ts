@@ -23,11 +23,13 @@ async function waitForCatalog(ctx: JobContext): Promise<void> {
 
 interface Outcome {
   events: AdCreativeEvent[];
+  /** Ads the platform would not describe, and the first reason it gave. */
   missing: string[];
+  reason: string;
 }
 
 async function fetchAll(ctx: JobContext, cfg: PlatformConfig, account: string, token: string, ads: string[]): Promise<Outcome> {
-  const out: Outcome = { events: [], missing: [] };
+  const out: Outcome = { events: [], missing: [], reason: '' };
   let next = 0;
   const worker = async () => {
     while (next < ads.length) {
@@ -35,7 +37,10 @@ async function fetchAll(ctx: JobContext, cfg: PlatformConfig, account: string, t
       const adId = ads[next++];
       const answer = await fetchAdCreative(cfg, adId, token);
       if (answer.kind === 'transient') throw new JobError(`the platform failed on ad ${adId}: ${answer.message}`);
-      if (answer.kind === 'permanent') out.missing.push(`${adId} (${answer.message})`);
+      if (answer.kind === 'permanent') {
+        out.missing.push(adId);
+        out.reason ||= answer.message.slice(0, 160);
+      }
       else out.events.push({ type: 'AdCreativeSynced', data: { organizationId: ctx.organizationId, account, ...answer.value, syncedAt: ctx.services.now().toISOString() } });
       ctx.progress(out.events.length + out.missing.length, `${out.events.length + out.missing.length} of ${ads.length} ads read`);
     }
@@ -53,11 +58,11 @@ export const creativeSyncJob: JobHandler = async (ctx) => {
   await waitForCatalog(ctx);
   const staleBefore = new Date(services.now().getTime() - REFRESH_MS);
   const ads = await adsNeedingCreatives(services.pool, organizationId, account, staleBefore, MAX_ADS);
-  const { events, missing } = await fetchAll(ctx, platformConfigFrom(services.config), account, connected.token, ads);
+  const { events, missing, reason } = await fetchAll(ctx, platformConfigFrom(services.config), account, connected.token, ads);
   for (let i = 0; i < events.length; i += APPEND_EVERY) {
     await services.store.append(adCreativeStream(organizationId, account), events.slice(i, i + APPEND_EVERY), 'any', ctx.metadata);
   }
   const groups = new Set(events.map((e) => creativeGroupOf(e.data))).size;
-  const skipped = missing.length ? `; ${missing.length} without a creative: ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', ...' : ''}` : '';
+  const skipped = missing.length ? `; ${missing.length} without a creative (${reason}): ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', ...' : ''}` : '';
   return { summary: `${events.length} of ${ads.length} ads' creatives read (${groups} creative groups)${skipped}` };
 };
