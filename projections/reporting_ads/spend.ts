@@ -106,7 +106,26 @@ async function saveAds(db: Queryable, cells: SpendCell[]): Promise<void> {
   );
 }
 
+/** Rows per round of statements: a replay batch may hold thousands of 1,000-row syncs. */
+const CHUNK_ROWS = 20_000;
+
+/** In event order, a few thousand day rows at a time (each round sees what the previous one wrote). */
 export async function applySpend(db: Queryable, events: AdSpendSynced[]): Promise<void> {
+  let chunk: AdSpendSynced[] = [];
+  let rows = 0;
+  for (const event of events) {
+    chunk.push(event);
+    rows += event.days.length;
+    if (rows >= CHUNK_ROWS) {
+      await applyChunk(db, chunk);
+      chunk = [];
+      rows = 0;
+    }
+  }
+  await applyChunk(db, chunk);
+}
+
+async function applyChunk(db: Queryable, events: AdSpendSynced[]): Promise<void> {
   const cells = cellsOf(events);
   if (!cells.length) return;
   const stored = await loadDays(db, cells);
