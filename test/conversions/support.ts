@@ -19,29 +19,39 @@ export async function setupConversions(
   const now = new Date();
   const source = await createSource(store, { organizationId: org.organizationId, kind: options.kind ?? 'spreadsheet', name: 'CRM export' }, now);
   const targets = [];
+  let last = source.position;
   for (const t of options.targets) {
     const target = await createTarget(store, secrets.encryptionKey, { organizationId: org.organizationId, datasetId: t.datasetId, token: 'EAAB-test-token-123', mode: t.mode, testCode: t.testCode ?? null }, now);
-    await createFlow(store, { sourceId: source.id, targetId: target.id, eventName: options.eventName ?? 'Lead', trigger: { kind: 'status', status: options.status ?? 'won' } }, now);
+    ({ position: last } = await createFlow(store, { sourceId: source.id, targetId: target.id, eventName: options.eventName ?? 'Lead', trigger: { kind: 'status', status: options.status ?? 'won' } }, now));
     targets.push({ id: target.id, datasetId: t.datasetId });
   }
-  await server.settle();
+  // Our own last append, not the store's head: a transaction still open elsewhere can hide the head.
+  await server.services.waiter.waitFor(['setup'], last, 10_000);
   return { ...org, sourceId: source.id, targets };
 }
 
-/** Polls GET /deliveries until every delivery of the events has left pending/sending/retry (bounded). */
+/**
+ * Waits (polling the read model, which spares the key's rate limit) until no delivery of the events is
+ * pending, sending or in retry, then returns them as GET /events/{id} shows them.
+ */
 export async function waitForDeliveries(server: TestServer, key: string, eventIds: string[], timeoutMs = 20_000): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const all: any[] = [];
-    for (const id of eventIds) {
-      const res = await server.request('GET', `/events/${id}`, { key });
-      all.push(...(res.body.deliveries ?? []));
-    }
-    const open = all.filter((d) => ['pending', 'sending', 'retry'].includes(d.status));
-    if (open.length === 0 && all.length > 0) return all;
-    if (Date.now() > deadline) throw new Error(`deliveries still open: ${JSON.stringify(open.map((d) => [d.id, d.status]))}`);
+    const { rows } = await server.services.pool.query<{ open: string; total: string }>(
+      `SELECT count(*) FILTER (WHERE status IN ('pending', 'sending', 'retry')) AS open, count(*) AS total FROM deliveries_view WHERE event_id = ANY($1)`,
+      [eventIds],
+    );
+    if (rows[0].open === '0' && rows[0].total !== '0') break;
+    if (Date.now() > deadline) throw new Error(`deliveries still open: ${rows[0].open} of ${rows[0].total}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  const all: any[] = [];
+  for (const id of eventIds) {
+    const res = await server.request('GET', `/events/${id}`, { key });
+    if (res.status !== 200) throw new Error(`GET /events/${id}: ${res.status} ${JSON.stringify(res.body)}`);
+    all.push(...res.body.deliveries);
+  }
+  return all;
 }
 
 export const recentIso = (secondsAgo = 60) => new Date(Date.now() - secondsAgo * 1000).toISOString();

@@ -121,7 +121,8 @@ export class DeliveryWorker {
       return outcomes;
     }
     const accessToken = open(sealed, this.services.secrets.encryptionKey);
-    const startBefore = leaseEnd - this.options.timeoutMs - 5_000;
+    // A request started before this moment ends (answer or time-out) well before the lease does.
+    const startBefore = leaseEnd - this.options.leaseMs + (this.options.leaseMs - this.options.timeoutMs) / 2;
     // A target has one test code, but a delivery keeps the one it was accepted with: send each group apart.
     const groups = new Map<string | null, QueuedDelivery[]>();
     for (const d of rows) groups.set(d.test_event_code, [...(groups.get(d.test_event_code) ?? []), d]);

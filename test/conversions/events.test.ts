@@ -1,0 +1,152 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { pauseSource } from '../../commands/source/handlers.ts';
+import { setupConversions, recentIso, type Setup } from './support.ts';
+
+// PLATFORM_SENDING=off: these tests look at what is queued and read back, not at sending.
+const test = suite<{ server: TestServer; s: Setup }>('POST /events, GET /events, GET /deliveries');
+test.before(async (ctx) => {
+  ctx.server = await startTestServer({ PLATFORM_SENDING: 'off' });
+  ctx.s = await setupConversions(ctx.server, { eventName: 'Lead', targets: [{ datasetId: '2001', mode: 'live' }, { datasetId: '2002', mode: 'test', testCode: 'T1' }] });
+});
+test.after(async (ctx) => { await ctx.server.stop(); });
+
+const base = (s: Setup) => ({ source: s.sourceId, status: 'won', consent: true, email: 'jan@example.com' });
+const post = (server: TestServer, key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  server.request('POST', '/events', { key, body, headers: { 'accept-language': 'en', ...headers } });
+
+test('queues one delivery per dataset of the active flows and reads back at once, without payload', async ({ server, s }) => {
+  const res = await post(server, s.key, { ...base(s), external_id: 'crm-1', event_time: Math.floor(Date.now() / 1000) - 3600, value: 10, currency: 'EUR' });
+  assert.is(res.status, 202);
+  assert.is(res.body.deliveries_created, 2);
+  assert.is(res.body.duplicates, 0);
+  assert.is(res.body.sending_enabled, false);
+  const event = await server.request('GET', `/events/${res.body.event_id}`, { key: s.key });
+  assert.is(event.status, 200);
+  assert.is(event.body.external_id, 'crm-1');
+  assert.is(event.body.value, 10);
+  assert.is(event.body.currency, 'EUR');
+  assert.equal(event.body.deliveries.map((d: any) => [d.dataset_id, d.status, d.attempts, d.last_error]).sort(), [['2001', 'pending', 0, ''], ['2002', 'pending', 0, '']]);
+  assert.not.ok(JSON.stringify(event.body).includes('jan@example.com'));
+  assert.not.ok('payload' in event.body || 'email' in event.body);
+});
+
+test('plaintext e-mail and phone never reach the event store or the database', async ({ server, s }) => {
+  await post(server, s.key, { ...base(s), external_id: 'crm-secret', email: 'Secret.Person@Example.com', phone: '+48 699 111 222' });
+  const { rows } = await server.services.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM es_events WHERE data::text ILIKE '%secret.person%' OR data::text LIKE '%699111222%' OR data::text LIKE '%699 111 222%'`);
+  assert.is(rows[0].n, '0');
+  const queued = await server.services.pool.query<{ n: string }>(`SELECT count(*) AS n FROM delivery_queue WHERE payload::text ILIKE '%secret.person%'`);
+  assert.is(queued.rows[0].n, '0');
+});
+
+test('the same event again is counted as duplicates; other content under its event_id is event_conflict', async ({ server, s }) => {
+  const body = { ...base(s), external_id: 'crm-2' };
+  const first = await post(server, s.key, body);
+  const again = await post(server, s.key, body);
+  assert.is(again.status, 202);
+  assert.is(again.body.event_id, first.body.event_id);
+  assert.is(again.body.deliveries_created, 0);
+  assert.is(again.body.duplicates, 2);
+  const conflict = await post(server, s.key, { ...body, email: 'other@example.com' });
+  assert.is(conflict.status, 409);
+  assert.is(conflict.body.error.code, 'event_conflict');
+});
+
+test('another event with the same platform event id for the same datasets creates no second delivery', async ({ server, s }) => {
+  const other = await setupConversions(server, { eventName: 'Lead', targets: [{ datasetId: '2003', mode: 'live' }] });
+  const first = await post(server, other.key, { ...base(other), status: 'won', external_id: 'x-1', event_id: 'shared-1' });
+  assert.is(first.body.deliveries_created, 1);
+  // The same platform event id from another source of the same organisation would reach the same dataset.
+  const { createSource } = await import('../../commands/source/handlers.ts');
+  const { createFlow } = await import('../../commands/flow/handlers.ts');
+  const second = await createSource(server.services.store, { organizationId: other.organizationId, kind: 'shop', name: 'Shop' }, new Date());
+  await createFlow(server.services.store, { sourceId: second.id, targetId: other.targets[0].id, eventName: 'Lead', trigger: { kind: 'status', status: 'won' } }, new Date());
+  await server.settle();
+  const dup = await post(server, other.key, { ...base(other), source: second.id, external_id: 'x-2', event_id: 'shared-1' });
+  assert.is(dup.status, 202);
+  assert.is(dup.body.deliveries_created, 0);
+  assert.is(dup.body.duplicates, 1);
+});
+
+test('the body rules of the specification', async ({ server, s }) => {
+  const cases: [Record<string, unknown>, number, string, string?][] = [
+    [{ consent: false }, 400, 'validation_error', 'consent'],
+    [{ event_time: Math.floor(Date.now() / 1000) - 8 * 86400 }, 400, 'validation_error', 'event_time'],
+    [{ event_time: new Date(Date.now() + 3600_000).toISOString() }, 400, 'validation_error', 'event_time'],
+    [{ event_time: 'yesterday' }, 400, 'validation_error', 'event_time'],
+    [{ value: 5 }, 400, 'validation_error', 'currency'],
+    [{ value: 5, currency: 'XYZ' }, 400, 'validation_error', 'currency'],
+    [{ currency: 'PLN' }, 400, 'validation_error', 'value'],
+    [{ external_id: 'x'.repeat(129) }, 400, 'validation_error', 'external_id'],
+    [{ status: 's'.repeat(81) }, 400, 'validation_error', 'status'],
+    [{ phone: 'call me' }, 400, 'validation_error', 'phone'],
+    [{ client_ip_address: '999.1.1.1' }, 400, 'validation_error', 'client_ip_address'],
+    [{ email: undefined }, 400, 'validation_error', 'email'],
+    [{ surprise: 1 }, 400, 'invalid_json'],
+    [{ source: 'no-such-source' }, 404, 'not_found'],
+  ];
+  for (const [change, status, code, field] of cases) {
+    const res = await post(server, s.key, { ...base(s), external_id: 'rule', ...change });
+    assert.is(res.status, status, JSON.stringify(change));
+    assert.is(res.body.error.code, code, JSON.stringify(change));
+    if (field) assert.ok(JSON.stringify(res.body.error.details).includes(field), `${JSON.stringify(change)} -> ${JSON.stringify(res.body.error.details)}`);
+  }
+  const ok = await post(server, s.key, { ...base(s), external_id: 'iso-time', event_time: recentIso(120) });
+  assert.is(ok.status, 202);
+});
+
+test('value is required for Purchase', async ({ server }) => {
+  const p = await setupConversions(server, { eventName: 'Purchase', status: 'paid', targets: [{ datasetId: '2004', mode: 'live' }] });
+  const res = await post(server, p.key, { source: p.sourceId, status: 'paid', consent: true, email: 'a@b.pl', external_id: 'o-1' });
+  assert.is(res.status, 400);
+  assert.ok(JSON.stringify(res.body.error.details).includes('value'));
+  const ok = await post(server, p.key, { source: p.sourceId, status: 'paid', consent: true, email: 'a@b.pl', external_id: 'o-1', value: 12.5, currency: 'PLN' });
+  assert.is(ok.status, 202);
+});
+
+test('a paused source answers 409 source_paused; a status without flows queues nothing', async ({ server }) => {
+  const p = await setupConversions(server, { targets: [{ datasetId: '2005', mode: 'live' }] });
+  const none = await post(server, p.key, { ...base(p), status: 'lost', external_id: 'n-1' });
+  assert.is(none.status, 202);
+  assert.is(none.body.deliveries_created, 0);
+  await pauseSource(server.services.store, p.sourceId, new Date());
+  await server.settle();
+  const res = await post(server, p.key, { ...base(p), external_id: 'p-1' });
+  assert.is(res.status, 409);
+  assert.is(res.body.error.code, 'source_paused');
+});
+
+test('lists filter and page; another organisation sees no event and no delivery', async ({ server, s }) => {
+  for (let i = 0; i < 3; i++) await post(server, s.key, { ...base(s), external_id: 'paged', status: 'won', event_id: `page-${i}` });
+  const first = await server.request('GET', '/events?external_id=paged&limit=2', { key: s.key });
+  assert.is(first.body.data.length, 2);
+  assert.ok(first.body.has_more);
+  const second = await server.request('GET', `/events?external_id=paged&limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { key: s.key });
+  assert.is(second.body.data.length, 1);
+  assert.is(second.body.has_more, false);
+  const ids = [...first.body.data, ...second.body.data].map((e: any) => e.id);
+  assert.is(new Set(ids).size, 3);
+  const deliveries = await server.request('GET', `/deliveries?event=${ids[0]}&status=pending`, { key: s.key });
+  assert.is(deliveries.body.data.length, 2);
+  const byTarget = await server.request('GET', `/deliveries?target=${s.targets[0].id}&limit=100`, { key: s.key });
+  assert.ok(byTarget.body.data.every((d: any) => d.target_id === s.targets[0].id));
+
+  const stranger = await server.newOrganization();
+  assert.is((await server.request('GET', '/events', { key: stranger.key })).body.data.length, 0);
+  assert.is((await server.request('GET', '/deliveries', { key: stranger.key })).body.data.length, 0);
+  assert.is((await server.request('GET', `/events/${ids[0]}`, { key: stranger.key })).status, 404);
+  const foreign = await post(server, stranger.key, { ...base(s), external_id: 'steal' });
+  assert.is(foreign.status, 404);
+  const cursor = await server.request('GET', `/events?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { key: stranger.key });
+  assert.is(cursor.body.error.code, 'invalid_cursor');
+});
+
+test('without events:read a key cannot list; without events:write it cannot post', async ({ server, s }) => {
+  const { key } = await server.newKey(s.organizationId, ['contacts:read']);
+  assert.is((await server.request('GET', '/events', { key })).status, 403);
+  assert.is((await post(server, key, { ...base(s), external_id: 'scope' })).status, 403);
+});
+
+test.run();
