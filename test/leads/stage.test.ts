@@ -75,7 +75,8 @@ test('a paused form source queues nothing; a repeated move to the same stage lat
   const lead = await importLead(server, org, { id: '7201', formId: 'form-paused', email: 'paused@example.com' });
   const sourceId = await flowFor(server, org, 'form-paused', 'contacted', ['3101'], 'Lead');
   await pauseSource(server.services.store, sourceId, new Date());
-  await server.settle();
+  // Routing reads the setup read model: wait until it shows the pause.
+  await eventually(async () => (await server.services.pool.query('SELECT paused FROM sources WHERE organization_id = $1 AND id = $2', [org.organizationId, sourceId])).rows[0]?.paused === true);
   const paused = await server.request('POST', `/contacts/${lead.contactId}/stage`, { key: org.key, body: { stage: 'contacted' } });
   assert.is(paused.status, 200, JSON.stringify(paused.body));
   assert.equal([paused.body.platform_events_queued, paused.body.leads_without_send], [0, 1]);
