@@ -36,7 +36,9 @@ export async function boot(config: Config, options: { log?: Logger; fastEmbedded
     embedded = await startEmbeddedPostgres(config.dataDir, { fast: options.fastEmbedded, log: (line) => log.debug('postgres', { line: line.trim() }) });
     url = embedded.url;
   }
-  const pool = createPool(url, options.poolSize ?? 20);
+  // Each projector's leader keeps one connection for its session lock and batches; requests and process
+  // managers share the rest.
+  const pool = createPool(url, options.poolSize ?? projectors.length + 24);
   await migrateAll(pool);
   const store = await openEventStore(config, pool, url);
   const waiter = new CheckpointWaiter(pool, url);
