@@ -81,7 +81,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const db = await ctx.freshDatabase('http');
   // The request log is written as in production (JSON lines), to a sink instead of the terminal.
   const sink = new Writable({ write(_chunk, _enc, done) { done(); } });
-  const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info' }), { log: createLogger('info', {}, sink), poolSize: 20 });
+  const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info' }), { log: createLogger('info', {}, sink) });
   const closing: (() => Promise<void>)[] = [() => booted.shutdown()];
   try {
     await booted.startWorkers();
