@@ -62,8 +62,8 @@ test('another event with the same platform event id for the same datasets create
   const { createSource } = await import('../../commands/source/handlers.ts');
   const { createFlow } = await import('../../commands/flow/handlers.ts');
   const second = await createSource(server.services.store, { organizationId: other.organizationId, kind: 'shop', name: 'Shop' }, new Date());
-  await createFlow(server.services.store, { sourceId: second.id, targetId: other.targets[0].id, eventName: 'Lead', trigger: { kind: 'status', status: 'won' } }, new Date());
-  await server.settle();
+  const flow = await createFlow(server.services.store, { sourceId: second.id, targetId: other.targets[0].id, eventName: 'Lead', trigger: { kind: 'status', status: 'won' } }, new Date());
+  await server.services.waiter.waitFor(['setup'], flow.position, 10_000);
   const dup = await post(server, other.key, { ...base(other), source: second.id, external_id: 'x-2', event_id: 'shared-1' });
   assert.is(dup.status, 202);
   assert.is(dup.body.deliveries_created, 0);
@@ -111,8 +111,8 @@ test('a paused source answers 409 source_paused; a status without flows queues n
   const none = await post(server, p.key, { ...base(p), status: 'lost', external_id: 'n-1' });
   assert.is(none.status, 202);
   assert.is(none.body.deliveries_created, 0);
-  await pauseSource(server.services.store, p.sourceId, new Date());
-  await server.settle();
+  const paused = await pauseSource(server.services.store, p.sourceId, new Date());
+  await server.services.waiter.waitFor(['setup'], paused!, 10_000);
   const res = await post(server, p.key, { ...base(p), external_id: 'p-1' });
   assert.is(res.status, 409);
   assert.is(res.body.error.code, 'source_paused');
