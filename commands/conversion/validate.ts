@@ -66,16 +66,13 @@ function checkValue(value: number | undefined, currency: string | undefined): { 
 
 function checkIdentifiers(c: CheckedInput): void {
   if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email) && !/^[0-9a-f]{64}$/i.test(c.email)) throw validationError('email', 'an e-mail address');
-  if (c.leadId !== undefined && !/^\d{1,32}$/.test(c.leadId)) throw validationError('lead_id', 'the numeric platform lead id');
   if (c.clientIpAddress !== undefined && isIP(c.clientIpAddress) === 0) throw validationError('client_ip_address', 'an IPv4 or IPv6 address');
   if (c.eventSourceUrl !== undefined && !/^https?:\/\/\S+$/.test(c.eventSourceUrl)) throw validationError('event_source_url', 'an http(s) URL');
   if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || id.length > 128))) {
     throw validationError('content_ids', 'at most 100 ids of 1-128 characters');
   }
-  // The platform refuses an event it cannot match to anyone, so it is refused here, where the sender can fix it.
-  if ([c.email, c.phone, c.userId, c.leadId, c.fbp, c.fbc, c.clientIpAddress, c.clientUserAgent].every((v) => v === undefined)) {
-    throw validationError('email', 'give at least one of email, phone, user_id, lead_id, fbp, fbc, client_ip_address, client_user_agent');
-  }
+  // No identifier is required: the specification marks only source, external_id, status and consent as required.
+  // An event the platform cannot match to anyone is refused there, and its delivery shows that refusal.
 }
 
 export function checkConversion(input: ConversionInput, now: Date): CheckedInput {

@@ -13,7 +13,8 @@ export function toServerEvent(d: QueuedDelivery): ServerEvent {
   if (u.fbc) user.fbc = u.fbc;
   if (u.clientIpAddress) user.client_ip_address = u.clientIpAddress;
   if (u.clientUserAgent) user.client_user_agent = u.clientUserAgent;
-  if (u.leadId) user.lead_id = u.leadId;
+  // The platform's lead ids are numeric; anything else would make it refuse the whole batch.
+  if (u.leadId && /^\d+$/.test(u.leadId)) user.lead_id = u.leadId;
   const event: ServerEvent = {
     event_name: d.event_name,
     event_time: Math.floor(Date.parse(p.eventTime) / 1000),
