@@ -17,8 +17,8 @@ interface Pending {
 }
 
 const MAX_BATCH = 200;
-/** Transactions writing successes at once: the database answers several faster than one after another. */
-const WRITERS = 4;
+/** Transactions writing successes at once. More than one measured no faster (npm run bench -- jobs). */
+const WRITERS = 1;
 
 export class Completions {
   private pending: Pending[] = [];
