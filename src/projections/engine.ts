@@ -62,10 +62,12 @@ class ProjectorRunner {
       }
       await ensureCheckpoint(this.client, this.projector.name);
       const after = await readCheckpoint(this.client, this.projector.name);
-      this.log.info('projector leading', { from: positionToJson(after) });
+      this.log.debug('projector leading', { from: positionToJson(after) });
       this.subscription = this.store.subscribeToAll({
         after,
         batchSize: this.options.batchSize,
+        // Every position is read (the checkpoint passes over all events), but only handled ones are parsed.
+        payloadTypes: this.projector.handles,
         onBatch: (events) => this.onBatch(events),
         onError: (error) => this.log.warn('projector read failed', { error }),
       });
