@@ -111,6 +111,11 @@ export interface ReadAllOptions {
   maxCount?: number;
   /** Only these event types (the store may filter server-side). */
   types?: readonly string[];
+  /**
+   * Events of other types still come (so a reader's position moves over them) but may come without
+   * their data and metadata: a projector reads every position yet parses only what it applies.
+   */
+  payloadTypes?: readonly string[];
 }
 
 export interface Subscription {

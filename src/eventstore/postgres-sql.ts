@@ -170,11 +170,18 @@ export async function readAllOn(db: Queryable, options: ReadAllOptions = {}): Pr
   let typeFilter = '';
   if (options.types?.length) {
     params.push(options.types);
-    typeFilter = 'AND event_type = ANY($4)';
+    typeFilter = `AND event_type = ANY($${params.length})`;
+  }
+  let columns = COLUMNS;
+  if (options.payloadTypes) {
+    params.push(options.payloadTypes);
+    const n = params.length;
+    columns = COLUMNS.replace('data, metadata', `CASE WHEN event_type = ANY($${n}) THEN data END AS data,
+      CASE WHEN event_type = ANY($${n}) THEN metadata ELSE '{"organizationId":null}'::jsonb END AS metadata`);
   }
   const { rows } = await db.query<EventRow>({
-    name: `es_read_all${typeFilter ? '_types' : ''}`,
-    text: `SELECT ${COLUMNS} FROM es_events
+    name: `es_read_all${typeFilter ? '_types' : ''}${options.payloadTypes ? '_payloads' : ''}`,
+    text: `SELECT ${columns} FROM es_events
      WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${typeFilter}
      ORDER BY transaction_id, global_position

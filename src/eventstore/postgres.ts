@@ -94,7 +94,7 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions): Subscription {
     void this.ensureListener().catch((error) => options.onError?.(error));
-    const read = (after: Position, maxCount: number) => readAllOn(this.pool, { after, maxCount, types: options.types });
+    const read = (after: Position, maxCount: number) => readAllOn(this.pool, { after, maxCount, types: options.types, payloadTypes: options.payloadTypes });
     const source = {
       onWake: (callback: () => void) => {
         this.wakers.add(callback);
