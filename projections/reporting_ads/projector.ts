@@ -5,7 +5,6 @@ import type { Client, Queryable } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import type { CreativeTagged } from '../../commands/creativegroup/creativegroup.ts';
-import { namesOf, saveNames } from '../reporting_shared/names.ts';
 import type { AdAccountConnected } from '../../commands/adaccount/adaccount.ts';
 import type { AdSpendEvent, AdSpendSynced } from '../../commands/adaccount/spend.ts';
 import { creativeGroupOf, type AdCreativeSynced } from '../../commands/adaccount/creative.ts';
@@ -85,11 +84,9 @@ async function applyCreativeEvent(db: Queryable, type: 'AdCreativeSynced' | 'Cre
   );
 }
 
-/** Spend days of the whole batch go in a few bulk statements; the rarer events one statement each, in order. */
+/** Spend days of the whole batch (with their ads and names) go in a few set-based statements; the rarer events one statement each, in order. */
 async function applyBatch(tx: Client, events: RecordedEvent[]): Promise<void> {
-  const spend = events.filter((e) => e.type === 'AdSpendSynced').map((e) => e.data as AdSpendSynced);
-  await applySpend(tx, spend);
-  await saveNames(tx, 'report_ad_names', spend.flatMap((s) => s.days.flatMap((d) => namesOf(s.organizationId, d))));
+  await applySpend(tx, events.filter((e) => e.type === 'AdSpendSynced').map((e) => e.data as AdSpendSynced));
   for (const event of events) await applyAccountEvent(tx, event.type as Handled, event.data);
 }
 

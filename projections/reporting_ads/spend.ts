@@ -1,115 +1,84 @@
 // Spend days: the newest sync of an (account, day, ad) replaces the earlier values; the 7- and 56-day
-// buckets receive the difference, so they always equal the sum of their days.
+// buckets receive the difference, so they always equal the sum of their days. One set-based statement
+// per chunk of syncs: the days travel as JSON and every key, bucket and difference is computed in SQL.
 import type { Queryable } from '../../src/db/pool.ts';
-import { GRAINS, bucketOf, dayNumber, dayText } from '../reporting_shared/days.ts';
 import type { AdSpendSynced } from '../../commands/adaccount/spend.ts';
 
-interface Delivery {
-  spend: number;
-  impressions: number;
-  clicks: number;
-  reach: number;
-  platformLeads: number;
-}
+/**
+ * Monday 2001-01-01, the anchor of the buckets (projections/reporting_shared/days.ts: bucketOf); a bucket
+ * of `grain` days starts at day - ((day - anchor) mod grain), written with a non-negative modulo.
+ */
+const BUCKET = (grain: number) => `(k.day - (((k.day - DATE '2001-01-01') % ${grain} + ${grain}) % ${grain}))`;
 
-interface SpendCell {
-  organizationId: string;
-  day: string;
-  account: string;
-  adId: string;
-  campaignId: string;
-  adsetId: string;
-  currency: string;
-  values: Delivery;
-}
+/*
+ * $1: [{o: organisation, a: account, c: currency, d: days}] in event order. `input` numbers every day row
+ * (event, then row), `latest` keeps the newest row per (organisation, day, account, ad), `stored` is what
+ * the table held before (every sub-statement sees the same snapshot), `grains` turns each replaced day
+ * into its differences at the coarser grains. Amounts are rounded to 6 decimals, as the reports read them.
+ */
+const APPLY_SQL = `
+WITH input AS (
+  SELECT e.o, e.a, e.c, d.date AS day, d.ad_id, d.campaign_id, d.adset_id, d.campaign_name, d.adset_name, d.ad_name,
+         round(coalesce(d.spend, 0), 6) AS spend, coalesce(d.impressions, 0)::bigint AS impressions,
+         coalesce(d.clicks, 0)::bigint AS clicks, coalesce(d.reach, 0)::bigint AS reach,
+         coalesce(d.platform_leads, 0)::int AS platform_leads, en.n * 1000000 + d.m AS seq
+  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS en(ev, n)
+  CROSS JOIN LATERAL jsonb_to_record(en.ev) AS e(o text, a text, c text)
+  CROSS JOIN LATERAL ROWS FROM (jsonb_to_recordset(en.ev->'d') AS (date date, ad_id text, campaign_id text, adset_id text,
+    campaign_name text, adset_name text, ad_name text, spend numeric, impressions numeric, clicks numeric, reach numeric,
+    platform_leads numeric)) WITH ORDINALITY AS d(date, ad_id, campaign_id, adset_id, campaign_name, adset_name, ad_name, spend,
+    impressions, clicks, reach, platform_leads, m)
+),
+latest AS (
+  SELECT DISTINCT ON (o, day, a, ad_id) * FROM input ORDER BY o, day, a, ad_id, seq DESC
+),
+stored AS (
+  SELECT k.o, k.day, k.a, k.ad_id, f.spend, f.impressions, f.clicks, f.reach, f.platform_leads
+  FROM latest k JOIN report_spend_facts f
+    ON f.organization_id = k.o AND f.grain = 1 AND f.bucket = k.day AND f.account = k.a AND f.ad_id = k.ad_id
+),
+days AS (
+  INSERT INTO report_spend_facts AS f (organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency,
+                                       spend, impressions, clicks, reach, platform_leads)
+  SELECT o, 1, day, a, ad_id, campaign_id, adset_id, c, spend, impressions, clicks, reach, platform_leads FROM latest
+  ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET spend = excluded.spend,
+    impressions = excluded.impressions, clicks = excluded.clicks, reach = excluded.reach, platform_leads = excluded.platform_leads
+),
+grains AS (
+  SELECT g.grain, CASE g.grain WHEN 7 THEN ${BUCKET(7)} ELSE ${BUCKET(56)} END AS bucket, k.*,
+         k.spend - coalesce(s.spend, 0) AS d_spend, k.impressions - coalesce(s.impressions, 0) AS d_impressions,
+         k.clicks - coalesce(s.clicks, 0) AS d_clicks, k.reach - coalesce(s.reach, 0) AS d_reach,
+         k.platform_leads - coalesce(s.platform_leads, 0) AS d_platform_leads
+  FROM latest k LEFT JOIN stored s ON s.o = k.o AND s.day = k.day AND s.a = k.a AND s.ad_id = k.ad_id
+  CROSS JOIN (VALUES (7), (56)) AS g(grain)
+),
+ads AS (
+  INSERT INTO report_ads (organization_id, ad_id, account, campaign_id, adset_id, currency)
+  SELECT DISTINCT ON (o, ad_id) o, ad_id, a, campaign_id, adset_id, c FROM input ORDER BY o, ad_id, seq DESC
+  ON CONFLICT (organization_id, ad_id) DO UPDATE SET account = excluded.account, campaign_id = excluded.campaign_id,
+    adset_id = excluded.adset_id, currency = excluded.currency
+),
+names AS (
+  INSERT INTO report_ad_names (organization_id, level, id, name)
+  SELECT DISTINCT ON (o, level, id) o, level, id, name
+  FROM input CROSS JOIN LATERAL (VALUES ('campaign', campaign_id, campaign_name), ('adset', adset_id, adset_name), ('ad', ad_id, ad_name)) AS n(level, id, name)
+  WHERE id <> '' AND name <> ''
+  ORDER BY o, level, id, seq DESC
+  ON CONFLICT (organization_id, level, id) DO UPDATE SET name = excluded.name
+)
+INSERT INTO report_spend_facts AS f (organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency,
+                                     spend, impressions, clicks, reach, platform_leads)
+SELECT o, grain, bucket, a, ad_id, (array_agg(campaign_id ORDER BY seq DESC))[1], (array_agg(adset_id ORDER BY seq DESC))[1],
+       (array_agg(c ORDER BY seq DESC))[1], sum(d_spend), sum(d_impressions), sum(d_clicks), sum(d_reach), sum(d_platform_leads)
+FROM grains GROUP BY o, grain, bucket, a, ad_id
+ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET spend = f.spend + excluded.spend,
+  impressions = f.impressions + excluded.impressions, clicks = f.clicks + excluded.clicks, reach = f.reach + excluded.reach,
+  platform_leads = f.platform_leads + excluded.platform_leads`;
 
-const FIELDS = ['spend', 'impressions', 'clicks', 'reach', 'platformLeads'] as const;
-const zero = (): Delivery => ({ spend: 0, impressions: 0, clicks: 0, reach: 0, platformLeads: 0 });
-const cellKey = (c: { organizationId: string; day: string; account: string; adId: string }) => `${c.organizationId}\u0001${c.day}\u0001${c.account}\u0001${c.adId}`;
-const money = (x: number) => Math.round(x * 1e6) / 1e6;
+/** Day rows per statement: a replay batch may hold thousands of 1,000-row syncs. */
+const CHUNK_ROWS = 50_000;
 
-function cellsOf(events: AdSpendSynced[]): SpendCell[] {
-  return events.flatMap((e) => e.days.map((d) => ({
-    organizationId: e.organizationId, day: d.date, account: e.account, adId: d.ad_id, campaignId: d.campaign_id,
-    adsetId: d.adset_id, currency: e.currency,
-    values: { spend: Number(d.spend) || 0, impressions: Number(d.impressions) || 0, clicks: Number(d.clicks) || 0, reach: Number(d.reach) || 0, platformLeads: Number(d.platform_leads) || 0 },
-  })));
-}
-
-async function loadDays(db: Queryable, cells: SpendCell[]): Promise<Map<string, Delivery>> {
-  const { rows } = await db.query<{ organization_id: string; day: string; account: string; ad_id: string; spend: string; impressions: string; clicks: string; reach: string; platform_leads: number }>(
-    `SELECT f.organization_id, f.bucket::text AS day, f.account, f.ad_id, f.spend::text AS spend, f.impressions, f.clicks, f.reach, f.platform_leads
-     FROM report_spend_facts f JOIN unnest($1::text[], $2::date[], $3::text[], $4::text[]) AS k(organization_id, day, account, ad_id)
-       ON f.organization_id = k.organization_id AND f.grain = 1 AND f.bucket = k.day AND f.account = k.account AND f.ad_id = k.ad_id`,
-    [cells.map((c) => c.organizationId), cells.map((c) => c.day), cells.map((c) => c.account), cells.map((c) => c.adId)],
-  );
-  return new Map(rows.map((r) => [cellKey({ organizationId: r.organization_id, day: r.day, account: r.account, adId: r.ad_id }), {
-    spend: Number(r.spend), impressions: Number(r.impressions), clicks: Number(r.clicks), reach: Number(r.reach), platformLeads: Number(r.platform_leads),
-  }]));
-}
-
-interface FactRow { cell: SpendCell; grain: number; bucket: string; values: Delivery }
-
-/** Day rows carry the new values; bucket rows carry the change against what the store held before. */
-function factRows(cells: SpendCell[], stored: Map<string, Delivery>): { days: FactRow[]; buckets: FactRow[] } {
-  const latest = new Map<string, SpendCell>();
-  for (const c of cells) latest.set(cellKey(c), c);
-  const days: FactRow[] = [];
-  const buckets = new Map<string, FactRow>();
-  for (const [key, cell] of latest) {
-    const before = stored.get(key) ?? zero();
-    days.push({ cell, grain: 1, bucket: cell.day, values: cell.values });
-    for (const grain of GRAINS.slice(1)) {
-      const bucket = dayText(bucketOf(dayNumber(cell.day), grain));
-      const id = `${grain}\u0001${bucket}\u0001${cell.organizationId}\u0001${cell.account}\u0001${cell.adId}`;
-      const row = buckets.get(id) ?? { cell, grain, bucket, values: zero() };
-      for (const f of FIELDS) row.values[f] += cell.values[f] - before[f];
-      buckets.set(id, row);
-    }
-  }
-  return { days, buckets: [...buckets.values()] };
-}
-
-async function upsert(db: Queryable, rows: FactRow[], mode: 'replace' | 'add'): Promise<void> {
-  if (!rows.length) return;
-  const col = <T>(f: (r: FactRow) => T) => rows.map(f);
-  const set = mode === 'replace'
-    ? FIELDS_SQL.map((f) => `${f} = excluded.${f}`).join(', ')
-    : FIELDS_SQL.map((f) => `${f} = f.${f} + excluded.${f}`).join(', ');
-  await db.query(
-    `INSERT INTO report_spend_facts AS f (organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency,
-                                          spend, impressions, clicks, reach, platform_leads)
-     SELECT * FROM unnest($1::text[], $2::smallint[], $3::date[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                          $9::numeric[], $10::bigint[], $11::bigint[], $12::bigint[], $13::int[])
-     ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET ${set}`,
-    [col((r) => r.cell.organizationId), col((r) => r.grain), col((r) => r.bucket), col((r) => r.cell.account), col((r) => r.cell.adId),
-      col((r) => r.cell.campaignId), col((r) => r.cell.adsetId), col((r) => r.cell.currency), col((r) => money(r.values.spend)),
-      col((r) => r.values.impressions), col((r) => r.values.clicks), col((r) => r.values.reach), col((r) => r.values.platformLeads)],
-  );
-}
-
-const FIELDS_SQL = ['spend', 'impressions', 'clicks', 'reach', 'platform_leads'];
-
-/** Which account, campaign and ad set each ad belongs to (the newest sync wins). */
-async function saveAds(db: Queryable, cells: SpendCell[]): Promise<void> {
-  const latest = new Map<string, SpendCell>();
-  for (const c of cells) latest.set(`${c.organizationId}\u0001${c.adId}`, c);
-  const rows = [...latest.values()];
-  if (!rows.length) return;
-  await db.query(
-    `INSERT INTO report_ads (organization_id, ad_id, account, campaign_id, adset_id, currency)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-     ON CONFLICT (organization_id, ad_id) DO UPDATE SET account = excluded.account, campaign_id = excluded.campaign_id,
-       adset_id = excluded.adset_id, currency = excluded.currency`,
-    [rows.map((r) => r.organizationId), rows.map((r) => r.adId), rows.map((r) => r.account), rows.map((r) => r.campaignId),
-      rows.map((r) => r.adsetId), rows.map((r) => r.currency)],
-  );
-}
-
-/** Rows per round of statements: a replay batch may hold thousands of 1,000-row syncs. */
-const CHUNK_ROWS = 20_000;
-
-/** In event order, a few thousand day rows at a time (each round sees what the previous one wrote). */
+/** In event order, a chunk of syncs per statement (each statement sees what the previous one wrote). */
 export async function applySpend(db: Queryable, events: AdSpendSynced[]): Promise<void> {
   let chunk: AdSpendSynced[] = [];
   let rows = 0;
@@ -126,11 +95,7 @@ export async function applySpend(db: Queryable, events: AdSpendSynced[]): Promis
 }
 
 async function applyChunk(db: Queryable, events: AdSpendSynced[]): Promise<void> {
-  const cells = cellsOf(events);
-  if (!cells.length) return;
-  const stored = await loadDays(db, cells);
-  const { days, buckets } = factRows(cells, stored);
-  await upsert(db, days, 'replace');
-  await upsert(db, buckets, 'add');
-  await saveAds(db, cells);
+  if (!events.some((e) => e.days.length)) return;
+  const json = JSON.stringify(events.map((e) => ({ o: e.organizationId, a: e.account, c: e.currency, d: e.days })));
+  await db.query(APPLY_SQL, [json]);
 }
