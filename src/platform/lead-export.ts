@@ -1,21 +1,10 @@
 // Platform leads in the service's terms: from a Graph lead object, and from the lead export files (JSON or CSV).
 import { parse } from 'csv-parse/sync';
 
-export interface AdSource {
-  platform: string;
-  campaign_id: string;
-  campaign_name: string;
-  adset_id: string;
-  adset_name: string;
-  ad_id: string;
-  ad_name: string;
-}
+// The lead's ad and answers are the domain's own types: the service stores them as the platform gives them.
+import type { AdSource, LeadAnswer } from '../../commands/lead/lead.ts';
 
-export interface LeadAnswer {
-  key: string;
-  label: string;
-  values: string[];
-}
+export type { AdSource, LeadAnswer };
 
 export interface PlatformLead {
   platformLeadId: string;
