@@ -1,7 +1,7 @@
 // The creative report: per creative group, the campaign metrics plus delivery, a weekly trend, momentum
 // and a fatigue verdict, with totals per currency against the previous period.
 import type { Queryable } from '../../src/db/pool.ts';
-import { addDays, dayNumber, dayText, tileRange, type Bucket } from '../../projections/reporting_shared/days.ts';
+import { addDays, tileRange, type Bucket } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type SyncItem } from './catalog.ts';
 import { leadsBy, spendBy } from './facts.ts';
 import { byCurrency, fold, totals, type Cell, type TotalItem } from './assemble.ts';
@@ -38,8 +38,8 @@ export function weeksOf(params: Pick<CreativeParams, 'to' | 'weeks'>): Week[] {
   });
 }
 
-const dailyTiles = (from: string, to: string): Bucket[] =>
-  Array.from({ length: dayNumber(to) - dayNumber(from) + 1 }, (_, i) => ({ grain: 1, start: dayText(dayNumber(from) + i) }));
+/** Each week tiled on its own (a 7-day bucket when the week is a Monday-to-Sunday one, else its days): no tile spans two weeks. */
+const weekTiles = (weeks: Week[]): Bucket[] => weeks.flatMap((w) => tileRange(w.from, w.to));
 
 /** Sums per (group, currency) and, for the weekly cells, per week. */
 function byGroup(cells: Iterable<Cell>, groupOfAd: Map<string, string>): Map<string, { group: string; currency: string; sums: Sums; weeks: Map<number, Sums> }> {
@@ -69,9 +69,10 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   const weekly = { by: 'ad_id' as const, weeksEndingAt: params.to };
   const selected = { campaignId: params.campaign, adIds: [...groupOfAd.keys()] };
   const everyAd = { campaignId: params.campaign };
+  const weeks = weeksOf(params);
   const [spendWeeks, leadsWeeks, spendRange, leadsRange, spendBefore, leadsBefore] = await Promise.all([
-    spendBy(db, organizationId, dailyTiles(params.weeksFrom, params.to), weekly, selected),
-    leadsBy(db, organizationId, dailyTiles(params.weeksFrom, params.to), weekly, selected),
+    spendBy(db, organizationId, weekTiles(weeks), weekly, selected),
+    leadsBy(db, organizationId, weekTiles(weeks), weekly, selected),
     spendBy(db, organizationId, tileRange(params.from, params.to), byAd, selected),
     leadsBy(db, organizationId, tileRange(params.from, params.to), byAd, everyAd),
     spendBy(db, organizationId, tileRange(previous.from, previous.to), byAd, selected),
@@ -80,7 +81,6 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   const range = byGroup(fold(spendRange, leadsRange, currencies, 'ad').cells.values(), groupOfAd);
   const trend = byGroup(fold(spendWeeks, leadsWeeks, currencies, 'ad').cells.values(), groupOfAd);
   const before = fold(spendBefore, leadsBefore, currencies, 'ad');
-  const weeks = weeksOf(params);
   const rows: CreativeRow[] = [];
   for (const key of new Set([...range.keys(), ...trend.keys()])) {
     const current = range.get(key) ?? trend.get(key)!;
