@@ -2,11 +2,12 @@
 //
 // Streams: `webhook-<webhookId>` (this aggregate), `webhooks-<orgId>` (the registry of live subscriptions,
 // appended with its exact revision in the same appendMany as WebhookCreated, so the limit of 10 holds under
-// concurrent creates) and `webhookattempts-<webhookId>` (the push attempts the sender records; kept off the
-// aggregate's stream so that loading a subscription stays cheap however many pushes it has had).
+// concurrent creates) and `webhookattempts-<claimToken>-<orgId>` (the attempts of one sender batch, one
+// new stream per batch: kept off the aggregate's stream so loading a subscription stays cheap however many
+// pushes it has had, and so concurrent senders never wait on each other's stream).
 export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
 export const webhookRegistryStream = (organizationId: string) => `webhooks-${organizationId}`;
-export const webhookAttemptsStream = (webhookId: string) => `webhookattempts-${webhookId}`;
+export const webhookAttemptsStream = (claimToken: string, organizationId: string) => `webhookattempts-${claimToken}-${organizationId}`;
 
 export const WEBHOOK_EVENT_TYPES = ['contact.created', 'contact.stage_changed', 'lead.created', 'delivery.failed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -63,7 +64,7 @@ export type WebhookEvent =
   | { type: 'WebhookDeleted'; data: Ids & { deletedAt: string } }
   | { type: 'WebhookPingRequested'; data: Ids & { deliveryId: string; requestedAt: string } };
 
-/** On `webhookattempts-<webhookId>`. */
+/** On `webhookattempts-<claimToken>-<orgId>`. */
 export type WebhookAttemptEvent = { type: 'WebhookDeliveryAttempted'; data: WebhookDeliveryAttempted };
 
 /** On `webhooks-<orgId>`. */

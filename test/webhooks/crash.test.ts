@@ -21,6 +21,7 @@ function startWorkerProcess(databaseUrl: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
     child.on('exit', (code) => reject(new Error(`worker process exited with ${code}`)));
+    setTimeout(() => reject(new Error('worker process not ready after 60 s')), 60_000).unref();
   });
 }
 

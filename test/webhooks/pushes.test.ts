@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { receiveLead } from '../../commands/lead/intake.ts';
 import { dispatchStream } from '../../commands/delivery/delivery.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
-import { bodyOf, drained, eventually, newContact, pushesTo, queued, subscribe, verifies } from './support/hooks.ts';
+import { bodyOf, drained, settled, eventually, newContact, pushesTo, queued, subscribe, verifies } from './support/hooks.ts';
 
 const test = suite<{ server: TestServer; receiver: Receiver }>('Webhooks: pushes to a real receiver');
 test.before(async (ctx) => {
@@ -79,7 +79,7 @@ test('unsubscribed types and other organisations\' events never arrive', async (
 test('a subscription created later does not receive older events', async ({ server, receiver }) => {
   const org = await server.newOrganization();
   await newContact(server, org);
-  await server.settle();
+  await settled(server);
   await subscribe(server, org, receiver.url('/later'));
   const after = await newContact(server, org);
   await drained(server, org.organizationId);
@@ -111,7 +111,7 @@ test('a redirect and a 500, then a 200: three attempts with one X-Service-Delive
   assert.is(pushes.length, 3);
   assert.equal(new Set(pushes.map((p) => p.headers['x-service-delivery'])), new Set([ping.body.delivery_id]));
   assert.is(pushesTo(receiver.received, '/flaky-redirected').length, 0);
-  await server.settle();
+  await settled(server);
   const attempts = await server.request('GET', `/webhooks/${hook.id}/deliveries`, { key: org.key });
   assert.equal(attempts.body.data.map((a: Record<string, unknown>) => [a.delivery_id, a.event, a.attempt, a.status, a.success, a.error]), [
     [ping.body.delivery_id, 'ping', 3, 200, true, ''],
@@ -138,7 +138,7 @@ test('a dead receiver pauses the subscription after WEBHOOK_PAUSE_AFTER failures
   assert.is(pushesTo(receiver.received, '/dead').length, 3);
   assert.is(await queued(server, org.organizationId), 1, 'the ping stays queued while paused');
   const later = await newContact(server, org);
-  await server.settle();
+  await settled(server);
   assert.is(await queued(server, org.organizationId), 1, 'events of a paused subscription are not queued');
   script.set('/dead', () => 200);
   const resumed = await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { active: true } });
@@ -169,7 +169,7 @@ test('delete drops the queued deliveries: nothing is left to send', async ({ ser
   await server.request('POST', `/webhooks/${hook.id}/test`, { key: org.key });
   await newContact(server, org);
   await eventually('a first failed attempt', () => pushesTo(receiver.received, '/deleted').length > 0);
-  await server.settle();
+  await settled(server);
   assert.is(await queued(server, org.organizationId), 2);
   assert.is((await server.request('DELETE', `/webhooks/${hook.id}`, { key: org.key })).status, 204);
   assert.is(await queued(server, org.organizationId), 0);

@@ -13,8 +13,8 @@ export interface Attempted {
 }
 
 export interface Outcomes {
-  /** Attempt events by subscription (one stream each). */
-  events: Map<string, { organizationId: string; events: NewEvent<'WebhookDeliveryAttempted', WebhookDeliveryAttempted>[] }>;
+  /** Attempt events by organisation (one stream each). */
+  events: Map<string, NewEvent<'WebhookDeliveryAttempted', WebhookDeliveryAttempted>[]>;
   settlement: Settlement;
   health: HealthChange[];
 }
@@ -29,15 +29,15 @@ export function outcomesOf(attempted: Attempted[], schedule: readonly number[], 
   const health = new Map<string, HealthChange>();
   for (const { push, result, at } of attempted) {
     const attempt = push.attempts + 1;
-    const group = out.events.get(push.webhook_id) ?? { organizationId: push.organization_id, events: [] };
-    group.events.push({
+    const group = out.events.get(push.organization_id) ?? [];
+    group.push({
       type: 'WebhookDeliveryAttempted',
       data: {
         deliveryId: push.id, webhookId: push.webhook_id, organizationId: push.organization_id, event: push.event_type as PushType, attempt,
         status: result.status, success: result.ok, error: result.error, durationMs: result.durationMs, at,
       },
     });
-    out.events.set(push.webhook_id, group);
+    out.events.set(push.organization_id, group);
     if (result.ok) out.settlement.done.push({ id: push.id, organizationId: push.organization_id });
     else out.settlement.retries.push({ id: push.id, organizationId: push.organization_id, attempts: attempt, dueAt: new Date(now.getTime() + retryDelay(schedule, attempt)) });
     const h = health.get(push.webhook_id) ?? { organizationId: push.organization_id, webhookId: push.webhook_id, failures: 0, reset: false, resumes: push.resumes };

@@ -91,6 +91,19 @@ export interface Health {
 
 /** Failed attempts in a row per subscription; a resume (a new `resumes` value) restarts the count. */
 export async function recordHealth(db: Queryable, changes: HealthChange[]): Promise<Health[]> {
+  // All went through: a count already at 0 is left alone, so the busy path takes no row lock at all.
+  const healthy = changes.filter((c) => c.failures === 0);
+  if (healthy.length) {
+    await db.query(
+      `UPDATE webhook_health h SET consecutive = 0 FROM unnest($1::text[], $2::text[]) AS i(organization_id, webhook_id)
+       WHERE h.organization_id = i.organization_id AND h.webhook_id = i.webhook_id AND h.consecutive <> 0`,
+      [healthy.map((c) => c.organizationId), healthy.map((c) => c.webhookId)],
+    );
+  }
+  return countFailures(db, changes.filter((c) => c.failures > 0));
+}
+
+async function countFailures(db: Queryable, changes: HealthChange[]): Promise<Health[]> {
   if (changes.length === 0) return [];
   const { rows } = await db.query<Health>(
     `WITH input AS (

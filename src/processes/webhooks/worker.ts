@@ -142,9 +142,9 @@ export class WebhookSender {
       await settlePushes(db, token, outcomes.settlement);
       return recordHealth(db, outcomes.health);
     };
-    const requests = [...outcomes.events].map(([webhookId, group]) => ({
-      request: { stream: webhookAttemptsStream(webhookId), events: group.events, expectedRevision: 'any' as const },
-      metadata: { organizationId: group.organizationId, actor: 'worker:webhooks' },
+    const requests = [...outcomes.events].map(([organizationId, events]) => ({
+      request: { stream: webhookAttemptsStream(token, organizationId), events, expectedRevision: 'no_stream' as const },
+      metadata: { organizationId, actor: 'worker:webhooks' },
     }));
     if (store instanceof PostgresEventStore) {
       return withTransaction(this.services.pool, async (tx) => {

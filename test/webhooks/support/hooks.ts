@@ -28,9 +28,16 @@ export async function queued(server: TestServer, organizationId: string): Promis
   return Number(rows[0].n);
 }
 
+/** Every projector has passed the store's head (on a loaded machine this can take a while). */
+export async function settled(server: TestServer): Promise<void> {
+  const { projectors } = await import('../../../src/projections/all.ts');
+  const reached = await server.services.waiter.waitFor(projectors.map((p) => p.name), await server.services.store.headPosition(), 60_000);
+  assert.ok(reached, 'projectors reached the head of the store');
+}
+
 /** Every projector has passed the store's head and nothing of the organisation is queued or in flight. */
 export async function drained(server: TestServer, organizationId: string): Promise<void> {
-  await server.settle();
+  await settled(server);
   await eventually('the queue to drain', async () => (await queued(server, organizationId)) === 0);
 }
 
