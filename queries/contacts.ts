@@ -1,31 +1,20 @@
 // Contacts as the API reads them: one by id, and the keyset lists with the specification's filters.
+// Rows carry the Contact resource as ready JSON text (contacts.api_json, see projections/contacts/0004).
 import type { Queryable } from '../src/db/pool.ts';
 import { keyset, type Page } from '../src/http/pagination.ts';
-import type { AdSource } from '../commands/lead/lead.ts';
 
-export interface ContactRow {
+export interface ContactJsonRow {
   id: string;
-  name: string;
-  phone: string;
-  email: string;
-  stage: string;
-  cycle: number;
-  tags: string[];
-  sms_optout: boolean;
-  first_source: string;
-  first_ad: AdSource | null;
-  owner_id: string | null;
-  merged_into: string | null;
-  last_activity_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  /** The Contact resource as JSON text, exactly what the API answers with. */
+  json: string;
 }
 
-const COLUMNS = `id, name, phone, email, stage, cycle, tags, sms_optout, first_source, first_ad, owner_id, merged_into,
-  last_activity_at, created_at, updated_at`;
+export interface ContactCardRow extends ContactJsonRow {
+  merged_into: string | null;
+}
 
-export async function getContact(db: Queryable, organizationId: string, contactId: string): Promise<ContactRow | null> {
-  const { rows } = await db.query<ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE organization_id = $1 AND id = $2`, [organizationId, contactId]);
+export async function getContact(db: Queryable, organizationId: string, contactId: string): Promise<ContactCardRow | null> {
+  const { rows } = await db.query<ContactCardRow>('SELECT id, merged_into, api_json AS json FROM contacts WHERE organization_id = $1 AND id = $2', [organizationId, contactId]);
   return rows[0] ?? null;
 }
 
@@ -51,7 +40,7 @@ const FILTERS: Record<keyof ContactFilters, (n: number) => string> = {
 };
 
 /** One page of live (not merged) contacts, limit + 1 rows so the caller learns has_more. */
-export async function listContacts(db: Queryable, organizationId: string, page: Page, filters: ContactFilters): Promise<ContactRow[]> {
+export async function listContacts(db: Queryable, organizationId: string, page: Page, filters: ContactFilters): Promise<ContactJsonRow[]> {
   const params: unknown[] = [organizationId];
   const where = ['organization_id = $1', 'merged_into IS NULL'];
   for (const [name, value] of Object.entries(filters) as [keyof ContactFilters, string | undefined][]) {
@@ -60,8 +49,8 @@ export async function listContacts(db: Queryable, organizationId: string, page: 
     where.push(FILTERS[name](params.length));
   }
   const ks = keyset(page, params.length + 1);
-  const { rows } = await db.query<ContactRow>(
-    `SELECT ${COLUMNS} FROM contacts WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${ks.limit}`,
+  const { rows } = await db.query<ContactJsonRow>(
+    `SELECT id, api_json AS json FROM contacts WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${ks.limit}`,
     [...params, ...ks.params],
   );
   return rows;
@@ -77,3 +66,4 @@ export async function isOnDoNotSendList(db: Queryable, organizationId: string, p
   const { rows } = await db.query('SELECT 1 FROM sms_do_not_send WHERE organization_id = $1 AND phone_hash = $2', [organizationId, phoneHash]);
   return rows.length > 0;
 }
+

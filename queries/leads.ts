@@ -1,32 +1,21 @@
 // Leads as the API reads them: one by id, and the keyset lists with form, ad, contact, stage and time filters.
+// Rows carry the Lead resource as ready JSON text (leads.api_json, see projections/contacts/0004), and
+// the answers apart, read only for keys that may see them.
 import type { Queryable } from '../src/db/pool.ts';
 import { keyset, type Page } from '../src/http/pagination.ts';
-import type { AdSource, LeadAnswer } from '../commands/lead/lead.ts';
 
-export interface LeadRow {
+export interface LeadJsonRow {
   id: string;
-  platform_lead_id: string;
-  source_id: string | null;
-  form_name: string;
-  platform_form_id: string;
-  platform_page_id: string;
-  contact_id: string | null;
-  stage: string;
-  cycle: number;
-  fetch_status: string;
-  fetch_error: string | null;
-  ad: AdSource | null;
-  answers: LeadAnswer[];
-  stages: { stage: string; at: string; platform_event_queued: boolean }[];
-  submitted_at: Date | null;
-  updated_at: Date;
+  /** The Lead resource as JSON text, without answers. */
+  json: string;
+  /** The answers as a JSON array text; only when asked for. */
+  answers?: string;
 }
 
-const COLUMNS = `id, platform_lead_id, source_id, form_name, platform_form_id, platform_page_id, contact_id, stage, cycle,
-  fetch_status, fetch_error, ad, answers, stages, submitted_at, updated_at`;
+const columns = (withAnswers: boolean) => (withAnswers ? 'id, api_json AS json, answers_json AS answers' : 'id, api_json AS json');
 
-export async function getLead(db: Queryable, organizationId: string, leadId: string): Promise<LeadRow | null> {
-  const { rows } = await db.query<LeadRow>(`SELECT ${COLUMNS} FROM leads WHERE organization_id = $1 AND id = $2`, [organizationId, leadId]);
+export async function getLead(db: Queryable, organizationId: string, leadId: string, withAnswers: boolean): Promise<LeadJsonRow | null> {
+  const { rows } = await db.query<LeadJsonRow>(`SELECT ${columns(withAnswers)} FROM leads WHERE organization_id = $1 AND id = $2`, [organizationId, leadId]);
   return rows[0] ?? null;
 }
 
@@ -50,7 +39,7 @@ const COLUMN_FILTERS = { form: 'source_id', campaign: 'campaign_id', adset: 'ads
  * One page of leads, limit + 1 rows. `from` is inclusive; `to` is inclusive: a day bound ends where the
  * next day starts in the organisation's zone (`timezone`), an instant bound includes that instant.
  */
-export async function listLeads(db: Queryable, organizationId: string, timezone: string, page: Page, filters: LeadFilters): Promise<LeadRow[]> {
+export async function listLeads(db: Queryable, organizationId: string, timezone: string, page: Page, filters: LeadFilters, withAnswers: boolean): Promise<LeadJsonRow[]> {
   const params: unknown[] = [organizationId];
   const where = ['organization_id = $1'];
   for (const [name, column] of Object.entries(COLUMN_FILTERS) as [keyof typeof COLUMN_FILTERS, string][]) {
@@ -73,8 +62,8 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
     where.push('day' in filters.to ? `submitted_at < ($${n}::date + 1)::timestamp AT TIME ZONE $${zone()}` : `submitted_at <= $${n}::timestamptz`);
   }
   const ks = keyset(page, params.length + 1);
-  const { rows } = await db.query<LeadRow>(
-    `SELECT ${COLUMNS} FROM leads WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${ks.limit}`,
+  const { rows } = await db.query<LeadJsonRow>(
+    `SELECT ${columns(withAnswers)} FROM leads WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${ks.limit}`,
     [...params, ...ks.params],
   );
   return rows;

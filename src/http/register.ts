@@ -21,6 +21,19 @@ export interface RouteHooks {
   idempotency?: RequestHandler;
 }
 
+/**
+ * A body that is JSON text already, with the headers res.json would set. The idempotency record of a
+ * POST captures answers given through res.json, so there the text goes that way (parsed once more).
+ */
+function sendJsonText(req: Request, res: Response, status: number, text: string): void {
+  if (req.method === 'POST') {
+    res.status(status).json(JSON.parse(text));
+    return;
+  }
+  if (!res.get('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.status(status).send(text);
+}
+
 /** Express paths use :id; the route table writes them the same way. */
 export function registerRoute(router: Router, route: RouteDef, services: Services, hooks: RouteHooks = {}): void {
   const before: RequestHandler[] = hooks.parseBody ? [hooks.parseBody] : [];
@@ -40,7 +53,8 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
         header: (name) => req.get(name),
       });
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-      if (result.body === undefined) res.status(result.status).end();
+      if (result.rawBody !== undefined) sendJsonText(req, res, result.status, result.rawBody);
+      else if (result.body === undefined) res.status(result.status).end();
       else res.status(result.status).json(result.body);
     } catch (error) {
       next(error);

@@ -17,6 +17,8 @@ export interface Caller {
   scopes: readonly Scope[];
   /** Effective scopes: a :write scope includes :read of its area; leads:answers includes leads:read. */
   has(scope: Scope): boolean;
+  /** The organisation's time zone (set when it is created, never changed), cached with the key. */
+  timezone: string;
   /** What GET /me shows of the key, read (and cached) with it at authentication. */
   description: { organizationName: string; name: string; prefix: string; expiresAt: string | null };
 }
@@ -38,6 +40,11 @@ export interface RequestContext<P, Q, B> {
 export interface RouteResult {
   status: number;
   body?: unknown;
+  /**
+   * The body already serialised as JSON text (instead of `body`): answered as it is, with the same
+   * Content-Type as `body`, so a list built from JSON kept in the read model is not parsed and written again.
+   */
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 

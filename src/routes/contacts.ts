@@ -1,14 +1,14 @@
 // GET /contacts, POST /contacts, GET /contacts/{id}, PATCH /contacts/{id}.
 import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
-import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
+import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { getContact, listContacts } from '../../queries/contacts.ts';
 import { ContactParams, ContactSchema, CreateContactBody, PatchContactBody, StageSchema } from '../../commands/contact/schemas.ts';
 import { createContact, updateContact } from '../../commands/contact/handlers.ts';
 import { emailKey, organizationSettings, phoneKey } from '../../commands/contact/writes.ts';
 import { hashPhone } from '../platform/normalize.ts';
 import type { Services } from '../services.ts';
-import { contactAfter, liveRow, toContact } from './contactView.ts';
+import { contactAfter, jsonListBody, liveRow } from './contactView.ts';
 
 const id = z.string().min(1).max(100);
 
@@ -45,8 +45,7 @@ export const listContactsRoute = defineRoute({
     const { stage, tag, campaign, adset, ad } = query;
     const hashed = await hashedFilters(services, caller.organizationId, query);
     const rows = await listContacts(services.pool, caller.organizationId, page, { stage, tag, campaign, adset, ad, ...hashed });
-    const body = closePage(rows, page, services.secrets.cursorKey, (r) => ({ updatedAt: r.updated_at.toISOString(), id: r.id }), toContact);
-    return { status: 200, body };
+    return { status: 200, rawBody: jsonListBody(rows, page, services.secrets.cursorKey, (r) => r.json) };
   },
 });
 
@@ -77,7 +76,7 @@ export const getContactRoute = defineRoute({
   errors: ['not_found', 'contact_merged'],
   handler: async ({ params, caller, services }) => {
     const row = liveRow(await getContact(services.pool, caller.organizationId, params.id), params.id);
-    return { status: 200, body: toContact(row) };
+    return { status: 200, rawBody: row.json };
   },
 });
 

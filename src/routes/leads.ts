@@ -1,12 +1,11 @@
 // GET /leads and GET /leads/{id}; form answers only for keys holding leads:answers.
 import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
-import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
+import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
 import { LeadFilterShape, LeadParams, LeadSchema } from '../../commands/lead/schemas.ts';
 import { getLead, listLeads, type TimeBound } from '../../queries/leads.ts';
-import { getOrganization } from '../../queries/access.ts';
-import { toLead } from './contactView.ts';
+import { jsonListBody, leadJson } from './contactView.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const toBound = (value: string | undefined): TimeBound | undefined =>
@@ -23,15 +22,12 @@ export const listLeadsRoute = defineRoute({
   errors: ['invalid_cursor'],
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'leads', organizationId: caller.organizationId }, services.secrets.cursorKey);
-    const organization = await getOrganization(services.pool, caller.organizationId);
-    if (!organization) throw new ApiError('unauthorized');
     const { form, campaign, adset, ad, contact, stage } = query;
-    const rows = await listLeads(services.pool, caller.organizationId, organization.timezone, page, {
-      form, campaign, adset, ad, contact, stage, from: toBound(query.from), to: toBound(query.to),
-    });
     const withAnswers = caller.has('leads:answers');
-    const body = closePage(rows, page, services.secrets.cursorKey, (r) => ({ updatedAt: r.updated_at.toISOString(), id: r.id }), (r) => toLead(r, withAnswers));
-    return { status: 200, body };
+    const rows = await listLeads(services.pool, caller.organizationId, caller.timezone, page, {
+      form, campaign, adset, ad, contact, stage, from: toBound(query.from), to: toBound(query.to),
+    }, withAnswers);
+    return { status: 200, rawBody: jsonListBody(rows, page, services.secrets.cursorKey, (r) => leadJson(r, withAnswers)) };
   },
 });
 
@@ -46,8 +42,9 @@ export const getLeadRoute = defineRoute({
   success: { status: 200, schema: LeadSchema, description: 'The lead' },
   errors: ['not_found'],
   handler: async ({ params, caller, services }) => {
-    const row = await getLead(services.pool, caller.organizationId, params.id);
+    const withAnswers = caller.has('leads:answers');
+    const row = await getLead(services.pool, caller.organizationId, params.id, withAnswers);
     if (!row) throw new ApiError('not_found', { lead_id: params.id });
-    return { status: 200, body: toLead(row, caller.has('leads:answers')) };
+    return { status: 200, rawBody: leadJson(row, withAnswers) };
   },
 });

@@ -1,0 +1,89 @@
+// The contact and lead JSON kept in the read model (projections/contacts/0004) equals the resource mapped
+// from the typed columns, the way the routes built it before; lists, GETs and answers read it; a rebuild
+// of the contacts projector keeps it.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { contactsProjector } from '../../projections/contacts/projector.ts';
+import { rebuildProjector } from '../../src/projections/rebuild.ts';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
+import { importLead } from '../leads/support.ts';
+
+const test = suite<{ server: TestServer; org: TestOrg }>('Contacts and leads: the API form kept as JSON in the read model');
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  ctx.org = await ctx.server.newOrganization();
+});
+test.after(async (ctx) => { await ctx.server.stop(); });
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** The Contact resource from the typed columns, as toContact mapped it. */
+async function contactsFromColumns(server: TestServer, organizationId: string) {
+  const { rows } = await server.services.pool.query(
+    `SELECT id, name, phone, email, stage, cycle, tags, sms_optout, first_source, first_ad, owner_id, last_activity_at, created_at, updated_at
+     FROM contacts WHERE organization_id = $1 AND merged_into IS NULL ORDER BY updated_at DESC, id DESC`, [organizationId]);
+  return rows.map((r) => ({ ...r, last_activity_at: iso(r.last_activity_at), created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
+}
+
+/** The Lead resource from the typed columns, as toLead mapped it (answers for keys that may see them). */
+async function leadsFromColumns(server: TestServer, organizationId: string, withAnswers: boolean) {
+  const { rows } = await server.services.pool.query(
+    `SELECT id, platform_lead_id, source_id, form_name, platform_form_id, platform_page_id, stage, cycle, contact_id, fetch_status, ad,
+       stages, answers, submitted_at, updated_at FROM leads WHERE organization_id = $1 ORDER BY updated_at DESC, id DESC`, [organizationId]);
+  return rows.map(({ source_id, answers, submitted_at, updated_at, ...r }) => ({
+    ...r, form_id: source_id ?? '', ...(withAnswers ? { answers } : {}), created_at: iso(submitted_at), updated_at: iso(updated_at),
+  }));
+}
+
+async function seed(server: TestServer, org: TestOrg): Promise<void> {
+  // Text that JSON must escape, non-ASCII, an empty phone, tags, an ad, notes (last_activity_at) and stage moves.
+  const odd = await server.request('POST', '/contacts', { key: org.key, body: { name: 'Zażółć "gęślą" \\ jaźń\t</script>', email: 'odd@example.com', tags: ['a "b"', 'ż'] } });
+  assert.is(odd.status, 201);
+  await server.request('POST', `/contacts/${odd.body.id}/notes`, { key: org.key, body: { text: 'called' } });
+  const lead = await importLead(server, org, { id: '1001', name: 'Ann "Lead"', email: 'ann@example.com', phone: '600100900', ad: 'ad-9', budget: 'ok\nnew line' });
+  await importLead(server, org, { id: '1002', email: 'organic@example.com' });
+  const moved = await server.request('POST', `/contacts/${lead.contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 10 } });
+  assert.is(moved.status, 200);
+}
+
+test('lists and GETs answer what the typed columns map to, answers only with leads:answers', async ({ server, org }) => {
+  await seed(server, org);
+  await server.settle();
+  const contacts = await server.request('GET', '/contacts?limit=100', { key: org.key });
+  assert.equal(contacts.body, { data: await contactsFromColumns(server, org.organizationId), next_cursor: null, has_more: false });
+  for (const item of contacts.body.data) assert.equal((await server.request('GET', `/contacts/${item.id}`, { key: org.key })).body, item);
+
+  const leads = await server.request('GET', '/leads?limit=100', { key: org.key });
+  assert.equal(leads.body, { data: await leadsFromColumns(server, org.organizationId, true), next_cursor: null, has_more: false });
+  assert.is(leads.headers.get('content-type'), 'application/json; charset=utf-8');
+  const reader = await server.newKey(org.organizationId, ['leads:read']);
+  const withoutAnswers = await server.request('GET', '/leads?limit=100', { key: reader.key });
+  assert.equal(withoutAnswers.body.data, await leadsFromColumns(server, org.organizationId, false));
+  for (const item of withoutAnswers.body.data) {
+    assert.equal((await server.request('GET', `/leads/${item.id}`, { key: reader.key })).body, item);
+    assert.ok(!('answers' in item));
+  }
+});
+
+test('paging with limit 1 walks every contact once, in order', async ({ server, org }) => {
+  const all = (await contactsFromColumns(server, org.organizationId)).map((c) => c.id);
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { body: { data: { id: string }[]; next_cursor: string | null } } = await server.request('GET', `/contacts?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { key: org.key });
+    seen.push(...page.body.data.map((c) => c.id));
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  assert.equal(seen, all);
+});
+
+test('a rebuild of the contacts read model keeps the JSON columns (their functions live outside the side schema)', async ({ server, org }) => {
+  const before = await server.request('GET', '/leads?limit=100', { key: org.key });
+  await rebuildProjector(server.services.pool, server.services.store, contactsProjector);
+  const after = await server.request('GET', '/leads?limit=100', { key: org.key });
+  assert.equal(after.body, before.body);
+  const contacts = await server.request('GET', '/contacts?limit=100', { key: org.key });
+  assert.equal(contacts.body.data, await contactsFromColumns(server, org.organizationId));
+});
+
+test.run();
