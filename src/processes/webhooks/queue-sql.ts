@@ -22,29 +22,37 @@ export interface Claim {
   limit: number;
   /** Failed attempts in a row that pause a subscription: such a subscription gets nothing more. */
   pauseAfter: number;
+  /** Pushes of one subscription in one claim at most. */
+  perSubscription: number;
 }
 
 /**
- * The one statement that spans organisations: a shared pool of workers serves them all. Every join and
+ * The one statement that spans organisations: a shared pool of workers serves them all; every join and
  * every later statement is keyed by organisation.
- * Due pushes of active subscriptions, oldest first, with the subscription's current URL and secret (so a
- * rotated secret signs what is still queued). Rows another worker holds (lock or unexpired lease) are
- * skipped, and so are subscriptions that reached the failure count and are about to be paused.
+ * Due pushes of active subscriptions below the failure count, with the subscription's current URL and
+ * secret (so a rotated secret signs what is still queued): at most `perSubscription` of each, oldest first,
+ * so a subscription with a long backlog cannot hold back the others. Rows another worker holds (lock or
+ * unexpired lease) are skipped.
  */
 export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPush[]> {
   const { rows } = await db.query<QueuedPush>(
-    `WITH batch AS (
-       SELECT q.id FROM webhook_queue q
-       JOIN webhook_subscriptions s ON s.organization_id = q.organization_id AND s.id = q.webhook_id AND s.active
-       LEFT JOIN webhook_health h ON h.organization_id = q.organization_id AND h.webhook_id = q.webhook_id AND h.resumes = s.resumes
-       WHERE q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1) AND COALESCE(h.consecutive, 0) < $5
-       ORDER BY q.due_at, q.seq LIMIT $4 FOR UPDATE OF q SKIP LOCKED
+    `WITH eligible AS MATERIALIZED (
+       SELECT s.organization_id, s.id FROM webhook_subscriptions s
+       LEFT JOIN webhook_health h ON h.organization_id = s.organization_id AND h.webhook_id = s.id AND h.resumes = s.resumes
+       WHERE s.active AND COALESCE(h.consecutive, 0) < $5
+     ), batch AS (
+       SELECT pick.id FROM eligible e CROSS JOIN LATERAL (
+         SELECT q.id, q.due_at, q.seq FROM webhook_queue q
+         WHERE q.organization_id = e.organization_id AND q.webhook_id = e.id AND q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
+         ORDER BY q.due_at, q.seq LIMIT $6 FOR UPDATE SKIP LOCKED
+       ) pick
+       ORDER BY pick.due_at, pick.seq LIMIT $4
      )
      UPDATE webhook_queue q SET claim_token = $2, claimed_until = $3
      FROM batch, webhook_subscriptions s
      WHERE q.id = batch.id AND s.organization_id = q.organization_id AND s.id = q.webhook_id
      RETURNING q.id, q.organization_id, q.webhook_id, q.event_type, q.payload, q.created_at, q.attempts, s.url, s.secret_ciphertext, s.resumes`,
-    [claim.now, claim.token, claim.until, claim.limit, claim.pauseAfter],
+    [claim.now, claim.token, claim.until, claim.limit, claim.pauseAfter, claim.perSubscription],
   );
   return rows;
 }

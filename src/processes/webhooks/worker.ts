@@ -21,6 +21,8 @@ import { outcomesOf, type Attempted, type Outcomes } from './outcomes.ts';
 export interface WebhookSenderOptions {
   loops: number;
   batchSize: number;
+  /** Pushes of one subscription in one batch at most (fairness, and politeness to one receiver). */
+  perSubscription: number;
   timeoutMs: number;
   /** How long a claim holds: always longer than an attempt plus its recording. */
   leaseMs: number;
@@ -38,7 +40,7 @@ export function webhookSenderOptions(services: Services, overrides: Partial<Webh
   const { config } = services;
   const timeoutMs = overrides.timeoutMs ?? config.webhookTimeoutMs;
   return {
-    loops: 2, batchSize: 100, idlePollMs: 250, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
+    loops: 2, batchSize: 100, perSubscription: 40, idlePollMs: 250, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
     pauseAfter: config.webhookPauseAfter, allowPrivate: config.webhookAllowPrivate, leaseMs: timeoutMs * 2 + 1000, ...overrides, timeoutMs,
   };
 }
@@ -109,8 +111,8 @@ export class WebhookSender {
   async runOnce(): Promise<number> {
     const now = this.services.now();
     const token = randomUUID();
-    const { batchSize: limit, pauseAfter, leaseMs } = this.options;
-    const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter });
+    const { batchSize: limit, pauseAfter, leaseMs, perSubscription } = this.options;
+    const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription });
     if (pushes.length === 0) return 0;
     const attempted = await Promise.all(pushes.map((push) => this.attempt(push)));
     const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
