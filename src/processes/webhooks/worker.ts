@@ -40,7 +40,7 @@ export function webhookSenderOptions(services: Services, overrides: Partial<Webh
   const { config } = services;
   const timeoutMs = overrides.timeoutMs ?? config.webhookTimeoutMs;
   return {
-    loops: 2, batchSize: 100, perSubscription: 40, idlePollMs: 250, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
+    loops: 4, batchSize: 100, perSubscription: 40, idlePollMs: 250, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
     pauseAfter: config.webhookPauseAfter, allowPrivate: config.webhookAllowPrivate, leaseMs: timeoutMs * 2 + 1000, ...overrides, timeoutMs,
   };
 }
