@@ -58,7 +58,7 @@ function column(by: GroupColumn): string {
   }
 }
 
-/** WHERE clause and parameters shared by both fact tables. */
+/** WHERE clause and parameters shared by both fact tables. Queries return rows ordered: the reports sum them in floating point. */
 function where(organizationId: string, tiles: Bucket[], filter: FactFilter, grouping: Grouping) {
   const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start)];
   const conditions = ['f.organization_id = $1'];
@@ -71,7 +71,12 @@ function where(organizationId: string, tiles: Bucket[], filter: FactFilter, grou
   return { params, conditions: conditions.join(' AND '), week, groupWeek };
 }
 
-const TILES = 'JOIN unnest($2::smallint[], $3::date[]) AS t(grain, bucket) ON f.grain = t.grain AND f.bucket = t.bucket';
+/**
+ * The facts of the tiles, one index range scan per tile. OFFSET 0 keeps the subquery a parameterised scan:
+ * with statistics, a plain join is planned as a hash join over a parallel scan of the whole table (~1 s).
+ */
+const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[]) AS t(grain, bucket)
+  CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.organization_id = $1 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f`;
 
 export async function spendBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<SpendGroup[]> {
   if (!tiles.length) return [];
@@ -81,9 +86,10 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Buck
     `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${week} AS week, sum(f.spend)::text AS spend,
             sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions, sum(f.clicks)::text AS clicks,
             sum(f.reach)::text AS reach
-     FROM report_spend_facts f ${TILES}
+     FROM ${tilesOf('report_spend_facts')}
      WHERE ${conditions}
-     GROUP BY ${id}, f.currency${groupWeek}`,
+     GROUP BY ${id}, f.currency${groupWeek}
+     ORDER BY ${id}, f.currency${groupWeek}`,
     params,
   );
   return rows.map((r) => ({
@@ -100,9 +106,10 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Buck
     `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, ${week} AS week, sum(f.leads)::text AS leads,
             sum(f.qualified)::text AS qualified, sum(f.rejected)::text AS rejected, sum(f.sales)::text AS sales,
             sum(f.revenue)::text AS revenue
-     FROM report_lead_facts f ${TILES}
+     FROM ${tilesOf('report_lead_facts')}
      WHERE ${conditions}
-     GROUP BY ${id}, f.campaign_id, f.organic, f.currency${groupWeek}`,
+     GROUP BY ${id}, f.campaign_id, f.organic, f.currency${groupWeek}
+     ORDER BY ${id}, f.campaign_id, f.organic, f.currency${groupWeek}`,
     params,
   );
   return rows.map((r) => ({
