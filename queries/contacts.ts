@@ -1,20 +1,22 @@
 // Contacts as the API reads them: one by id, and the keyset lists with the specification's filters.
 // Rows carry the Contact resource as ready JSON text (contacts.api_json, see projections/contacts/0004).
 import type { Queryable } from '../src/db/pool.ts';
-import { keyset, type Page } from '../src/http/pagination.ts';
+import type { Page } from '../src/http/pagination.ts';
+import { jsonPage, type JsonPage } from './jsonPage.ts';
 
-export interface ContactJsonRow {
+export interface ContactCardRow {
   id: string;
+  merged_into: string | null;
   /** The Contact resource as JSON text, exactly what the API answers with. */
   json: string;
 }
 
-export interface ContactCardRow extends ContactJsonRow {
-  merged_into: string | null;
-}
-
 export async function getContact(db: Queryable, organizationId: string, contactId: string): Promise<ContactCardRow | null> {
-  const { rows } = await db.query<ContactCardRow>('SELECT id, merged_into, api_json AS json FROM contacts WHERE organization_id = $1 AND id = $2', [organizationId, contactId]);
+  const { rows } = await db.query<ContactCardRow>({
+    name: 'contact_get',
+    text: 'SELECT id, merged_into, api_json AS json FROM contacts WHERE organization_id = $1 AND id = $2',
+    values: [organizationId, contactId],
+  });
   return rows[0] ?? null;
 }
 
@@ -39,8 +41,10 @@ const FILTERS: Record<keyof ContactFilters, (n: number) => string> = {
   ad: (n) => `ad_ids @> ARRAY[$${n}::text]`,
 };
 
-/** One page of live (not merged) contacts, limit + 1 rows so the caller learns has_more. */
-export async function listContacts(db: Queryable, organizationId: string, page: Page, filters: ContactFilters): Promise<ContactJsonRow[]> {
+const ARRAY_FILTERS = ['tag', 'campaign', 'adset', 'ad'] as const;
+
+/** One page of live (not merged) contacts as JSON text. */
+export async function listContacts(db: Queryable, organizationId: string, page: Page, filters: ContactFilters): Promise<JsonPage> {
   const params: unknown[] = [organizationId];
   const where = ['organization_id = $1', 'merged_into IS NULL'];
   for (const [name, value] of Object.entries(filters) as [keyof ContactFilters, string | undefined][]) {
@@ -48,12 +52,9 @@ export async function listContacts(db: Queryable, organizationId: string, page: 
     params.push(value);
     where.push(FILTERS[name](params.length));
   }
-  const ks = keyset(page, params.length + 1);
-  const { rows } = await db.query<ContactJsonRow>(
-    `SELECT id, api_json AS json FROM contacts WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${ks.limit}`,
-    [...params, ...ks.params],
-  );
-  return rows;
+  // Whether the GIN index or the list order serves an array filter best depends on the value: planned each time.
+  const prepared = !ARRAY_FILTERS.some((name) => filters[name] !== undefined);
+  return jsonPage(db, { table: 'contacts', item: 'api_json', where, params, prepared }, page);
 }
 
 /** Every card (merged ones too) with this phone: they follow its SMS block together. */

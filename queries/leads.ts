@@ -1,22 +1,24 @@
 // Leads as the API reads them: one by id, and the keyset lists with form, ad, contact, stage and time filters.
-// Rows carry the Lead resource as ready JSON text (leads.api_json, see projections/contacts/0004), and
-// the answers apart, read only for keys that may see them.
+// The read model keeps the Lead resource as JSON text (leads.api_json_head, see projections/contacts/0004
+// and 0005) and the answers apart (answers_json), read only for keys that may see them.
 import type { Queryable } from '../src/db/pool.ts';
-import { keyset, type Page } from '../src/http/pagination.ts';
+import type { Page } from '../src/http/pagination.ts';
+import { jsonPage, type JsonPage } from './jsonPage.ts';
 
-export interface LeadJsonRow {
-  id: string;
-  /** The Lead resource as JSON text, without answers. */
-  json: string;
-  /** The answers as a JSON array text; only when asked for. */
-  answers?: string;
-}
+/**
+ * The SQL of one lead's JSON text. Answers are personal data behind their own scope: absent (not empty)
+ * without leads:answers; with it they are the last field of the object (the stored head lacks its '}').
+ */
+const leadItem = (withAnswers: boolean) => (withAnswers ? `api_json_head || ',"answers":' || answers_json || '}'` : `api_json_head || '}'`);
 
-const columns = (withAnswers: boolean) => (withAnswers ? 'id, api_json AS json, answers_json AS answers' : 'id, api_json AS json');
-
-export async function getLead(db: Queryable, organizationId: string, leadId: string, withAnswers: boolean): Promise<LeadJsonRow | null> {
-  const { rows } = await db.query<LeadJsonRow>(`SELECT ${columns(withAnswers)} FROM leads WHERE organization_id = $1 AND id = $2`, [organizationId, leadId]);
-  return rows[0] ?? null;
+/** The Lead resource as JSON text, or null. */
+export async function getLeadJson(db: Queryable, organizationId: string, leadId: string, withAnswers: boolean): Promise<string | null> {
+  const { rows } = await db.query<{ json: string }>({
+    name: `lead_get_${withAnswers ? 'answers' : 'plain'}`,
+    text: `SELECT ${leadItem(withAnswers)} AS json FROM leads WHERE organization_id = $1 AND id = $2`,
+    values: [organizationId, leadId],
+  });
+  return rows[0]?.json ?? null;
 }
 
 /** A bound of the submission time: a day in the organisation's zone, or an exact instant. */
@@ -36,10 +38,10 @@ export interface LeadFilters {
 const COLUMN_FILTERS = { form: 'source_id', campaign: 'campaign_id', adset: 'adset_id', ad: 'ad_id', contact: 'contact_id', stage: 'stage' } as const;
 
 /**
- * One page of leads, limit + 1 rows. `from` is inclusive; `to` is inclusive: a day bound ends where the
+ * One page of leads as JSON text. `from` is inclusive; `to` is inclusive: a day bound ends where the
  * next day starts in the organisation's zone (`timezone`), an instant bound includes that instant.
  */
-export async function listLeads(db: Queryable, organizationId: string, timezone: string, page: Page, filters: LeadFilters, withAnswers: boolean): Promise<LeadJsonRow[]> {
+export async function listLeads(db: Queryable, organizationId: string, timezone: string, page: Page, filters: LeadFilters, withAnswers: boolean): Promise<JsonPage> {
   const params: unknown[] = [organizationId];
   const where = ['organization_id = $1'];
   for (const [name, column] of Object.entries(COLUMN_FILTERS) as [keyof typeof COLUMN_FILTERS, string][]) {
@@ -61,10 +63,7 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
     const n = params.length;
     where.push('day' in filters.to ? `submitted_at < ($${n}::date + 1)::timestamp AT TIME ZONE $${zone()}` : `submitted_at <= $${n}::timestamptz`);
   }
-  const ks = keyset(page, params.length + 1);
-  const { rows } = await db.query<LeadJsonRow>(
-    `SELECT ${columns(withAnswers)} FROM leads WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${ks.limit}`,
-    [...params, ...ks.params],
-  );
-  return rows;
+  // Whether the submission-time index or the list order serves a time range best depends on its width: planned each time.
+  const prepared = !filters.from && !filters.to;
+  return jsonPage(db, { table: 'leads', item: leadItem(withAnswers), where, params, prepared }, page);
 }

@@ -11,11 +11,11 @@ import type { Caller } from './route.ts';
 const CACHE_MS = 4000;
 const MAX_ENTRIES = 10_000;
 
-/** A key with the name and zone of its organisation (none change; revocation is what the cache must notice). */
+/** A key with its organisation's name and settings (none change; revocation is what the cache must notice). */
 export interface KeyRecord {
   row: ApiKeyRow;
   organizationName: string;
-  timezone: string;
+  organization: { timezone: string; phoneCountryCode: string };
 }
 
 export class KeyCache {
@@ -41,7 +41,7 @@ export class KeyCache {
     const row = await findKeyByPrefix(this.db, prefix);
     const organization = row ? await getOrganization(this.db, row.organization_id) : null;
     if (!row || !organization) return null;
-    const record = { row, organizationName: organization.name, timezone: organization.timezone };
+    const record = { row, organizationName: organization.name, organization: { timezone: organization.timezone, phoneCountryCode: organization.phone_country_code } };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     // Unknown prefixes are not cached: a key created a moment ago must work at once.
     if (generation === this.generation) this.entries.set(prefix, { row: record, until: now + CACHE_MS });
@@ -63,10 +63,10 @@ export class KeyCache {
   }
 }
 
-export function makeCaller({ row, organizationName, timezone }: KeyRecord): Caller {
+export function makeCaller({ row, organizationName, organization }: KeyRecord): Caller {
   return {
     organizationId: row.organization_id,
-    timezone,
+    organization,
     keyId: row.id,
     scopes: row.scopes as Scope[],
     has: (scope) => grants(row.scopes, scope),

@@ -83,6 +83,11 @@ function writeCursor(row: { updatedAt: string; id: string }, binding: string, ke
   return `${payload}.${sign(key, payload).toString('base64url')}`;
 }
 
+/** The cursor of the page after the row at this position, for lists that write their envelope themselves. */
+export function cursorAfter(row: { updatedAt: string; id: string }, page: Page, key: Buffer): string {
+  return writeCursor(row, page.binding, key);
+}
+
 /**
  * The keyset part of a list query. `alias` qualifies the columns (e.g. 'c.'); `next` is the next free
  * parameter number. Returns SQL fragments to AND into the WHERE clause, the ORDER BY, and LIMIT (one

@@ -17,8 +17,8 @@ export interface Caller {
   scopes: readonly Scope[];
   /** Effective scopes: a :write scope includes :read of its area; leads:answers includes leads:read. */
   has(scope: Scope): boolean;
-  /** The organisation's time zone (set when it is created, never changed), cached with the key. */
-  timezone: string;
+  /** Settings of the organisation, fixed when it is created (so cached with the key). */
+  organization: { timezone: string; phoneCountryCode: string };
   /** What GET /me shows of the key, read (and cached) with it at authentication. */
   description: { organizationName: string; name: string; prefix: string; expiresAt: string | null };
 }

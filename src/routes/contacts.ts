@@ -1,23 +1,22 @@
 // GET /contacts, POST /contacts, GET /contacts/{id}, PATCH /contacts/{id}.
 import { z } from 'zod';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, type Caller } from '../http/route.ts';
 import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { getContact, listContacts } from '../../queries/contacts.ts';
 import { ContactParams, ContactSchema, CreateContactBody, PatchContactBody, StageSchema } from '../../commands/contact/schemas.ts';
 import { createContact, updateContact } from '../../commands/contact/handlers.ts';
-import { emailKey, organizationSettings, phoneKey } from '../../commands/contact/writes.ts';
+import { emailKey, phoneKey } from '../../commands/contact/writes.ts';
 import { hashPhone } from '../platform/normalize.ts';
-import type { Services } from '../services.ts';
 import { contactAfter, jsonListBody, liveRow } from './contactView.ts';
 
 const id = z.string().min(1).max(100);
 
 /** The e-mail and phone filters match by hash, after the same normalisation as stored values. */
-async function hashedFilters(services: Services, organizationId: string, query: { email?: string; phone?: string }) {
+function hashedFilters(caller: Caller, query: { email?: string; phone?: string }) {
   const out: { emailHash?: string; phoneHash?: string } = {};
   if (query.email !== undefined) out.emailHash = emailKey(query.email).hash ?? '';
   if (query.phone !== undefined) {
-    const cc = (await organizationSettings(services.store, organizationId))?.phoneCountryCode ?? '48';
+    const cc = caller.organization.phoneCountryCode;
     out.phoneHash = phoneKey(query.phone, cc)?.hash ?? hashPhone(query.phone, cc) ?? '';
   }
   return out;
@@ -43,9 +42,9 @@ export const listContactsRoute = defineRoute({
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'contacts', organizationId: caller.organizationId }, services.secrets.cursorKey);
     const { stage, tag, campaign, adset, ad } = query;
-    const hashed = await hashedFilters(services, caller.organizationId, query);
-    const rows = await listContacts(services.pool, caller.organizationId, page, { stage, tag, campaign, adset, ad, ...hashed });
-    return { status: 200, rawBody: jsonListBody(rows, page, services.secrets.cursorKey, (r) => r.json) };
+    const hashed = hashedFilters(caller, query);
+    const found = await listContacts(services.pool, caller.organizationId, page, { stage, tag, campaign, adset, ad, ...hashed });
+    return { status: 200, rawBody: jsonListBody(found, page, services.secrets.cursorKey) };
   },
 });
 

@@ -4,8 +4,8 @@ import { defineRoute } from '../http/route.ts';
 import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
 import { LeadFilterShape, LeadParams, LeadSchema } from '../../commands/lead/schemas.ts';
-import { getLead, listLeads, type TimeBound } from '../../queries/leads.ts';
-import { jsonListBody, leadJson } from './contactView.ts';
+import { getLeadJson, listLeads, type TimeBound } from '../../queries/leads.ts';
+import { jsonListBody } from './contactView.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const toBound = (value: string | undefined): TimeBound | undefined =>
@@ -24,10 +24,10 @@ export const listLeadsRoute = defineRoute({
     const page = openPage(query, { list: 'leads', organizationId: caller.organizationId }, services.secrets.cursorKey);
     const { form, campaign, adset, ad, contact, stage } = query;
     const withAnswers = caller.has('leads:answers');
-    const rows = await listLeads(services.pool, caller.organizationId, caller.timezone, page, {
+    const found = await listLeads(services.pool, caller.organizationId, caller.organization.timezone, page, {
       form, campaign, adset, ad, contact, stage, from: toBound(query.from), to: toBound(query.to),
     }, withAnswers);
-    return { status: 200, rawBody: jsonListBody(rows, page, services.secrets.cursorKey, (r) => leadJson(r, withAnswers)) };
+    return { status: 200, rawBody: jsonListBody(found, page, services.secrets.cursorKey) };
   },
 });
 
@@ -42,9 +42,8 @@ export const getLeadRoute = defineRoute({
   success: { status: 200, schema: LeadSchema, description: 'The lead' },
   errors: ['not_found'],
   handler: async ({ params, caller, services }) => {
-    const withAnswers = caller.has('leads:answers');
-    const row = await getLead(services.pool, caller.organizationId, params.id, withAnswers);
-    if (!row) throw new ApiError('not_found', { lead_id: params.id });
-    return { status: 200, rawBody: leadJson(row, withAnswers) };
+    const json = await getLeadJson(services.pool, caller.organizationId, params.id, caller.has('leads:answers'));
+    if (json === null) throw new ApiError('not_found', { lead_id: params.id });
+    return { status: 200, rawBody: json };
   },
 });

@@ -65,16 +65,26 @@ test('lists and GETs answer what the typed columns map to, answers only with lea
   }
 });
 
-test('paging with limit 1 walks every contact once, in order', async ({ server, org }) => {
-  const all = (await contactsFromColumns(server, org.organizationId)).map((c) => c.id);
-  const seen: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: { body: { data: { id: string }[]; next_cursor: string | null } } = await server.request('GET', `/contacts?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { key: org.key });
-    seen.push(...page.body.data.map((c) => c.id));
-    cursor = page.body.next_cursor;
-  } while (cursor);
-  assert.equal(seen, all);
+test('paging with limit 1 walks every contact and lead once, in either order; an empty list is the plain envelope', async ({ server, org }) => {
+  const walk = async (list: string, query: string) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: { data: { id: string }[]; next_cursor: string | null } } =
+        await server.request('GET', `/${list}?limit=1${query}${cursor ? `&cursor=${cursor}` : ''}`, { key: org.key });
+      assert.is(page.status, 200);
+      seen.push(...page.body.data.map((c) => c.id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    return seen;
+  };
+  const contacts = (await contactsFromColumns(server, org.organizationId)).map((c) => c.id);
+  const leads = (await leadsFromColumns(server, org.organizationId, false)).map((l) => l.id);
+  assert.equal(await walk('contacts', ''), contacts);
+  assert.equal(await walk('contacts', '&order=asc'), [...contacts].reverse());
+  assert.equal(await walk('leads', '&order=asc&updated_since=2000-01-01T00:00:00Z'), [...leads].reverse());
+  const empty = await server.request('GET', '/leads?stage=rejected', { key: org.key });
+  assert.equal(empty.body, { data: [], next_cursor: null, has_more: false });
 });
 
 test('a rebuild of the contacts read model keeps the JSON columns (their functions live outside the side schema)', async ({ server, org }) => {
