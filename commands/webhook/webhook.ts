@@ -4,7 +4,9 @@
 // appended with its exact revision in the same appendMany as WebhookCreated, so the limit of 10 holds under
 // concurrent creates) and `webhookattempts-<claimToken>-<orgId>` (the attempts of one sender batch, one
 // new stream per batch: kept off the aggregate's stream so loading a subscription stays cheap however many
-// pushes it has had, and so concurrent senders never wait on each other's stream).
+// pushes it has had, and so concurrent senders never wait on each other's stream). A batch's attempts are one
+// event: every subscriber of the store reads every event, so one event per push would triple the store's
+// traffic under a fan-out to three subscriptions.
 export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
 export const webhookRegistryStream = (organizationId: string) => `webhooks-${organizationId}`;
 export const webhookAttemptsStream = (claimToken: string, organizationId: string) => `webhookattempts-${claimToken}-${organizationId}`;
@@ -42,6 +44,7 @@ export interface WebhookPaused extends Ids {
   pausedAt: string;
 }
 
+/** One attempt of one push (before batching, each was its own event; stores keep those and they are still read). */
 export interface WebhookDeliveryAttempted extends Ids {
   deliveryId: string;
   event: PushType;
@@ -64,8 +67,21 @@ export type WebhookEvent =
   | { type: 'WebhookDeleted'; data: Ids & { deletedAt: string } }
   | { type: 'WebhookPingRequested'; data: Ids & { deliveryId: string; requestedAt: string } };
 
-/** On `webhookattempts-<claimToken>-<orgId>`. */
-export type WebhookAttemptEvent = { type: 'WebhookDeliveryAttempted'; data: WebhookDeliveryAttempted };
+/** One attempt within a batch; `id` is the attempt record's id. */
+export type PushAttempt = Omit<WebhookDeliveryAttempted, 'organizationId'> & { id: string };
+
+/** The attempts of one sender batch in one organisation. */
+export interface WebhookPushesAttempted {
+  organizationId: string;
+  attempts: PushAttempt[];
+}
+
+/** On `webhookattempts-<claimToken>-<orgId>`: `WebhookPushesAttempted` (written now), `WebhookDeliveryAttempted` (older). */
+export type WebhookAttemptEvent =
+  | { type: 'WebhookPushesAttempted'; data: WebhookPushesAttempted }
+  | { type: 'WebhookDeliveryAttempted'; data: WebhookDeliveryAttempted };
+
+export const WEBHOOK_ATTEMPT_EVENTS = ['WebhookPushesAttempted', 'WebhookDeliveryAttempted'] as const satisfies readonly WebhookAttemptEvent['type'][];
 
 /** On `webhooks-<orgId>`. */
 export type WebhookRegistryEvent =

@@ -1,13 +1,17 @@
 // Read model of webhook subscriptions (GET /webhooks) and of their push attempts (GET /webhooks/{id}/deliveries).
-// Attempts arrive by the thousand under load, so runs of them are written with one statement each.
+// Attempts arrive by the thousand under load, so runs of them are written with one statement each. A sender
+// batch's attempts are one WebhookPushesAttempted; stores written before batching hold one WebhookDeliveryAttempted each.
 import { migrationsIn } from '../../src/db/migrate.ts';
 import type { Client } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
-import { WEBHOOK_EVENTS, type WebhookDeliveryAttempted, type WebhookEvent } from '../../commands/webhook/webhook.ts';
+import {
+  WEBHOOK_ATTEMPT_EVENTS, WEBHOOK_EVENTS, type WebhookAttemptEvent, type WebhookDeliveryAttempted, type WebhookEvent,
+} from '../../commands/webhook/webhook.ts';
 
 export const WEBHOOKS_PROJECTOR = 'webhooks';
 
+const isAttemptEvent = (type: string) => (WEBHOOK_ATTEMPT_EVENTS as readonly string[]).includes(type);
 
 async function applyWebhookEvent(tx: Client, event: WebhookEvent): Promise<void> {
   switch (event.type) {
@@ -62,9 +66,19 @@ async function touch(tx: Client, d: { organizationId: string; webhookId: string 
   await tx.query(`UPDATE webhooks SET ${set} updated_at = $3 WHERE organization_id = $1 AND id = $2`, [d.organizationId, d.webhookId, at]);
 }
 
+/** The attempt records of a run of attempt events, in stream order, each with its record id. */
+function attemptsOf(events: RecordedEvent[]): { id: string; d: WebhookDeliveryAttempted }[] {
+  return events.flatMap((e) => {
+    const event = e as unknown as WebhookAttemptEvent;
+    if (event.type === 'WebhookDeliveryAttempted') return [{ id: e.id, d: event.data }];
+    const { organizationId } = event.data;
+    return event.data.attempts.map(({ id, ...attempt }) => ({ id, d: { ...attempt, organizationId } }));
+  });
+}
+
 /** A run of attempts: every record in one insert, then each subscription's last result and failure count. */
 async function applyAttempts(tx: Client, events: RecordedEvent[]): Promise<void> {
-  const attempts = events.map((e) => ({ id: e.id, d: e.data as WebhookDeliveryAttempted }));
+  const attempts = attemptsOf(events);
   const col = <T>(pick: (a: { id: string; d: WebhookDeliveryAttempted }) => T) => attempts.map(pick);
   await tx.query(
     `INSERT INTO webhook_attempts (organization_id, webhook_id, id, delivery_id, event, attempt, status, success, error, duration_ms, created_at)
@@ -115,16 +129,16 @@ export const webhooksProjector: Projector = {
   name: WEBHOOKS_PROJECTOR,
   tables: ['webhooks', 'webhook_attempts'],
   migrations: migrationsIn(import.meta.dirname),
-  handles: [...WEBHOOK_EVENTS, 'WebhookDeliveryAttempted'],
+  handles: [...WEBHOOK_EVENTS, ...WEBHOOK_ATTEMPT_EVENTS],
   async apply(tx, events) {
     for (let i = 0; i < events.length;) {
-      if (events[i].type !== 'WebhookDeliveryAttempted') {
+      if (!isAttemptEvent(events[i].type)) {
         await applyWebhookEvent(tx, events[i] as unknown as WebhookEvent);
         i += 1;
         continue;
       }
       let end = i;
-      while (end < events.length && events[end].type === 'WebhookDeliveryAttempted') end += 1;
+      while (end < events.length && isAttemptEvent(events[end].type)) end += 1;
       await applyAttempts(tx, events.slice(i, end));
       i = end;
     }

@@ -1,8 +1,8 @@
-// From a batch's push results to what is recorded: attempt events per subscription, the queue's settlement
-// (done, or due again after the retry schedule) and the failure counts. Pure: time comes in.
+// From a batch's push results to what is recorded: the attempts per organisation (one event each), the queue's
+// settlement (done, or due again after the retry schedule) and the failure counts. Pure: time and ids come in.
 import type { PushResult } from '../../webhooks/sender.ts';
 import type { NewEvent } from '../../eventstore/port.ts';
-import type { PushType, WebhookDeliveryAttempted } from '../../../commands/webhook/webhook.ts';
+import type { PushType, WebhookPushesAttempted } from '../../../commands/webhook/webhook.ts';
 import type { QueuedPush, HealthChange, Settlement } from './queue-sql.ts';
 
 export interface Attempted {
@@ -10,11 +10,13 @@ export interface Attempted {
   result: PushResult;
   /** ISO time the attempt started. */
   at: string;
+  /** The attempt record's id. */
+  id: string;
 }
 
 export interface Outcomes {
-  /** Attempt events by organisation (one stream each). */
-  events: Map<string, NewEvent<'WebhookDeliveryAttempted', WebhookDeliveryAttempted>[]>;
+  /** The attempts event of each organisation (one stream each). */
+  events: Map<string, NewEvent<'WebhookPushesAttempted', WebhookPushesAttempted>>;
   settlement: Settlement;
   health: HealthChange[];
 }
@@ -27,17 +29,14 @@ export function retryDelay(schedule: readonly number[], failedAttempts: number):
 export function outcomesOf(attempted: Attempted[], schedule: readonly number[], now: Date): Outcomes {
   const out: Outcomes = { events: new Map(), settlement: { done: [], retries: [] }, health: [] };
   const health = new Map<string, HealthChange>();
-  for (const { push, result, at } of attempted) {
+  for (const { push, result, at, id } of attempted) {
     const attempt = push.attempts + 1;
-    const group = out.events.get(push.organization_id) ?? [];
-    group.push({
-      type: 'WebhookDeliveryAttempted',
-      data: {
-        deliveryId: push.id, webhookId: push.webhook_id, organizationId: push.organization_id, event: push.event_type as PushType, attempt,
-        status: result.status, success: result.ok, error: result.error, durationMs: result.durationMs, at,
-      },
+    const event = out.events.get(push.organization_id) ?? { type: 'WebhookPushesAttempted', data: { organizationId: push.organization_id, attempts: [] } };
+    event.data.attempts.push({
+      id, deliveryId: push.id, webhookId: push.webhook_id, event: push.event_type as PushType, attempt,
+      status: result.status, success: result.ok, error: result.error, durationMs: result.durationMs, at,
     });
-    out.events.set(push.organization_id, group);
+    out.events.set(push.organization_id, event);
     if (result.ok) out.settlement.done.push({ id: push.id, organizationId: push.organization_id });
     else out.settlement.retries.push({ id: push.id, organizationId: push.organization_id, attempts: attempt, dueAt: new Date(now.getTime() + retryDelay(schedule, attempt)) });
     const h = health.get(push.webhook_id) ?? { organizationId: push.organization_id, webhookId: push.webhook_id, failures: 0, reset: false, resumes: push.resumes };
