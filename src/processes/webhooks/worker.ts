@@ -1,5 +1,5 @@
 // The webhook sender: claim due pushes, sign each with its subscription's current secret, POST them, then
-// record every attempt (events), settle the queue and count failures in a row in one transaction. A
+// record the attempts (one event per organisation and batch), settle the queue and count failures in a row in one transaction. A
 // subscription that reaches WEBHOOK_PAUSE_AFTER failures in a row is paused. Several loops and several
 // processes run side by side; a worker that dies leaves its claims to expire and be sent again.
 import { randomUUID } from 'node:crypto';
@@ -114,27 +114,39 @@ export class WebhookSender {
     const { batchSize: limit, pauseAfter, leaseMs, perSubscription } = this.options;
     const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription });
     if (pushes.length === 0) return 0;
-    const attempted = await Promise.all(pushes.map((push) => this.attempt(push)));
+    const secrets = this.secretsOf(pushes);
+    const attempted = await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null)));
     const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
     const health = await this.record(token, outcomes);
     await this.pauseWhereDue(health);
     return pushes.length;
   }
 
-  private async attempt(push: QueuedPush): Promise<Attempted> {
+  /** Each subscription's current secret, decrypted once per batch (null when it cannot be). */
+  private secretsOf(pushes: QueuedPush[]): Map<string, string | null> {
+    const secrets = new Map<string, string | null>();
+    for (const { secret_ciphertext: sealed } of pushes) {
+      if (secrets.has(sealed)) continue;
+      try {
+        secrets.set(sealed, decryptSecret(sealed, this.services.secrets.encryptionKey));
+      } catch {
+        secrets.set(sealed, null);
+      }
+    }
+    return secrets;
+  }
+
+  private async attempt(push: QueuedPush, secret: string | null): Promise<Attempted> {
     const started = new Date();
-    let secret: string;
-    try {
-      secret = decryptSecret(push.secret_ciphertext, this.services.secrets.encryptionKey);
-    } catch {
-      return { push, at: started.toISOString(), result: { ok: false, status: 0, error: 'the signing secret could not be decrypted', durationMs: 0 } };
+    if (secret === null) {
+      return { push, id: randomUUID(), at: started.toISOString(), result: { ok: false, status: 0, error: 'the signing secret could not be decrypted', durationMs: 0 } };
     }
     const result = await sendPush({
       url: push.url, secret, timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, lookup: this.options.lookup,
       nowSeconds: Math.floor(Date.now() / 1000), agents: this.agents,
       delivery: { id: push.id, type: push.event_type, createdAt: push.created_at, data: push.payload },
     });
-    return { push, result, at: started.toISOString() };
+    return { push, result, id: randomUUID(), at: started.toISOString() };
   }
 
   /** Attempts, settlement and counts in one transaction where the store allows it (PostgreSQL). */
@@ -144,8 +156,8 @@ export class WebhookSender {
       await settlePushes(db, token, outcomes.settlement);
       return recordHealth(db, outcomes.health);
     };
-    const requests = [...outcomes.events].map(([organizationId, events]) => ({
-      request: { stream: webhookAttemptsStream(token, organizationId), events, expectedRevision: 'no_stream' as const },
+    const requests = [...outcomes.events].map(([organizationId, event]) => ({
+      request: { stream: webhookAttemptsStream(token, organizationId), events: [event], expectedRevision: 'no_stream' as const },
       metadata: { organizationId, actor: 'worker:webhooks' },
     }));
     if (store instanceof PostgresEventStore) {
