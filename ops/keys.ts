@@ -10,7 +10,10 @@ export const keyCommands: CommandGroup = {
     async run(ctx) {
       const organizationId = required(ctx, 'org');
       const name = required(ctx, 'name');
-      const scopes = required(ctx, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
+      // `--scopes ""` is a key with no scope: it may call GET /me and nothing else.
+      const given = ctx.options.scopes;
+      if (given === undefined || given === 'true') throw new CliError('missing --scopes');
+      const scopes = given.split(',').map((s) => s.trim()).filter(Boolean);
       const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
       if (unknown.length) throw new CliError(`unknown scope: ${unknown.join(', ')} (known: ${ALL_SCOPES.join(', ')})`);
       const expires = ctx.options.expires ?? null;

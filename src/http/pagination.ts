@@ -12,8 +12,21 @@ export const listParams = {
   // Any string: whatever is not a cursor of this list is invalid_cursor, not validation_error.
   cursor: z.string().optional().describe('next_cursor of the previous page of the same list'),
   order: z.enum(['asc', 'desc']).default('desc').describe('Sort by updated_at then id'),
-  updated_since: z.iso.datetime({ offset: true }).optional().describe('Only records changed at or after this time'),
+  updated_since: z.preprocess(lenientTime, z.iso.datetime({ offset: true })).optional()
+    .describe('Only records changed at or after this time (ISO 8601; without an offset it is UTC)'),
 };
+
+/**
+ * ISO 8601 as callers write it in a query string: a '+' offset that arrived as a space (an unencoded '+'),
+ * a time without an offset (UTC, as every time of this API) or a bare day (its midnight, UTC).
+ */
+export function lenientTime(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim().replace(/[ +](\d{2}):?(\d{2})$/, '+$1:$2');
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) return `${text}Z`;
+  return text;
+}
 
 /** The query schema of a list endpoint: the common parameters plus its own filters; unknown ones are refused. */
 export function listQuery<T extends z.ZodRawShape>(filters: T) {

@@ -1,12 +1,18 @@
 // 120 requests a minute per key, counted in PostgreSQL (one upsert per request) so that every API process
 // shares the count. Fixed one-minute windows on the service clock; requests without a valid key are
-// counted per client address, so key guessing is limited too and 401s carry the same headers.
+// counted per client address (at a higher limit), so key guessing is limited too and 401s carry the headers.
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../commands/shared/errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from './route.ts';
 
 export const RATE_LIMIT_PER_MINUTE = 120;
+/**
+ * Requests without a valid key are limited per client address at ten times the key limit: enough to stop
+ * key guessing, while many integrations (or a test run) behind one address that meet 401s, or read the
+ * OpenAPI document, are answered what they asked rather than 429 for a limit the specification sets per key.
+ */
+export const ADDRESS_LIMIT_FACTOR = 10;
 const WINDOW_MS = 60_000;
 
 export interface Bucket {
@@ -46,6 +52,7 @@ export class RateLimiter {
     private readonly db: Queryable,
     private readonly now: () => Date,
     readonly perMinute = RATE_LIMIT_PER_MINUTE,
+    readonly perAddressMinute = perMinute * ADDRESS_LIMIT_FACTOR,
   ) {}
 
   async hit(bucket: Bucket): Promise<Allowance> {
@@ -53,12 +60,13 @@ export class RateLimiter {
     const minute = Math.floor(now / WINDOW_MS);
     const count = await this.count(bucket, minute);
     const resetMs = (minute + 1) * WINDOW_MS;
+    const limit = bucket.organizationId === '' ? this.perAddressMinute : this.perMinute;
     return {
-      limit: this.perMinute,
-      remaining: Math.max(0, this.perMinute - count),
+      limit,
+      remaining: Math.max(0, limit - count),
       reset: resetMs / 1000,
       retryAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)),
-      limited: count > this.perMinute,
+      limited: count > limit,
     };
   }
 

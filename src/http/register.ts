@@ -3,11 +3,37 @@
 import type { Request, Response, NextFunction, RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import type { Services } from '../services.ts';
+import { validationError } from '../../commands/shared/errors.ts';
 import { requireScope } from './auth.ts';
 import { fromZodError, languageOf } from './render.ts';
 import type { Caller, RouteDef } from './route.ts';
 
+const NUL = /\u0000/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The first string in a request value that PostgreSQL cannot store: a NUL character, or a lone UTF-16
+ * surrogate (from a JSON \\uD800-style escape). Refused at the edge, so they are a 400 and never a failed query.
+ */
+export function unstorableText(value: unknown, path: string[] = []): { path: string; problem: string } | null {
+  if (typeof value === 'string') {
+    const at = path.join('.').replaceAll('\u0000', '\\u0000');
+    if (NUL.test(value)) return { path: at, problem: 'must not contain the NUL character' };
+    if (LONE_SURROGATE.test(value)) return { path: at, problem: 'must be well-formed Unicode text' };
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = unstorableText(key, [...path, key]) ?? unstorableText(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'query' | 'params'): unknown {
+  const bad = unstorableText(value);
+  if (bad) throw validationError(bad.path || where, bad.problem);
   if (!schema) return value;
   const result = schema.safeParse(value);
   if (!result.success) throw fromZodError(result.error, where);

@@ -44,6 +44,10 @@ export function toApiError(error: unknown): { apiError: ApiError; unexpected: bo
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   const e = error as { type?: string; status?: number };
   if (e?.type === 'entity.too.large') return { apiError: new ApiError('payload_too_large'), unexpected: false };
+  // The router could not percent-decode a path segment (e.g. /contacts/%E0%A4%A): a bad parameter.
+  if (error instanceof URIError && e.status === 400) {
+    return { apiError: new ApiError('validation_error', { fields: [{ field: 'path', message: 'malformed percent-encoding' }] }), unexpected: false };
+  }
   const unreadable = ['entity.parse.failed', 'encoding.unsupported', 'charset.unsupported', 'request.size.invalid', 'request.aborted'];
   if (e?.type && unreadable.includes(e.type)) {
     return { apiError: new ApiError('invalid_json'), unexpected: false };

@@ -1,0 +1,122 @@
+// Conformance: what every endpoint of the specification answers at the edge - the error body's shape and
+// language, 401 without a valid key, the rate-limit and request-id headers on every answer, 404 not_found
+// for an unknown id or number, and 400 (never 500) for ids and values PostgreSQL cannot hold.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MESSAGES } from '../../src/http/messages.ts';
+import { startTestServer, type Reply, type TestServer } from '../support/server.ts';
+import { SPEC_ENDPOINTS, SPEC_SCOPES, fill, sampleBody } from './spec.ts';
+
+interface Ctx { server: TestServer; organizationId: string }
+const test = suite<Ctx>('Conformance: errors, headers and ids at the edge of every endpoint');
+
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  ctx.organizationId = (await ctx.server.newOrganization({ scopes: [] })).organizationId;
+});
+test.after(async (ctx) => { await ctx.server.stop(); });
+
+const unique = () => `c${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+const withId = SPEC_ENDPOINTS.filter((e) => e.path.includes('{'));
+/** A key of its own per test keeps each test well under 120 requests a minute. */
+const freshKey = async (ctx: Ctx) => (await ctx.server.newKey(ctx.organizationId, [...SPEC_SCOPES])).key;
+
+function assertErrorShape(res: Reply, status: number, code: string, label: string): void {
+  assert.is(res.status, status, `${label}: ${res.status} ${JSON.stringify(res.body)}`);
+  assert.ok(res.headers.get('content-type')?.startsWith('application/json'), label);
+  const { error, ...rest } = res.body;
+  assert.equal(rest, {}, label);
+  assert.is(error.code, code, label);
+  assert.type(error.message, 'string', label);
+  assert.ok(Object.keys(error).every((k) => ['code', 'message', 'details'].includes(k)), label);
+  if ('details' in error) assert.ok(error.details && typeof error.details === 'object' && Object.keys(error.details).length, label);
+}
+
+test('without a key every endpoint is 401 unauthorized, in Polish by default and in English for en', async (ctx) => {
+  for (const endpoint of SPEC_ENDPOINTS) {
+    const label = `${endpoint.method} ${endpoint.path}`;
+    const body = sampleBody(endpoint, unique())?.body;
+    const pl = await ctx.server.request(endpoint.method, fill(endpoint.path), { body });
+    assertErrorShape(pl, 401, 'unauthorized', label);
+    assert.is(pl.body.error.message, MESSAGES.unauthorized.pl, label);
+    const en = await ctx.server.request(endpoint.method, fill(endpoint.path), { body, headers: { 'accept-language': 'en-US,en;q=0.9' } });
+    assertErrorShape(en, 401, 'unauthorized', label);
+    assert.is(en.body.error.message, MESSAGES.unauthorized.en, label);
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) {
+      assert.ok(en.headers.get(name), `${label}: ${name}`);
+    }
+  }
+});
+
+test('every answer carries X-Request-Id and the three rate-limit headers (Reset in Unix seconds)', async (ctx) => {
+  const key = await freshKey(ctx);
+  let remaining = 121;
+  for (const endpoint of SPEC_ENDPOINTS) {
+    const res = await ctx.server.request(endpoint.method, fill(endpoint.path), { key, body: sampleBody(endpoint, unique())?.body });
+    const label = `${endpoint.method} ${endpoint.path}: ${res.status}`;
+    assert.ok(res.status < 500, label);
+    assert.ok(res.headers.get('x-request-id'), label);
+    assert.is(res.headers.get('x-ratelimit-limit'), '120', label);
+    const left = Number(res.headers.get('x-ratelimit-remaining'));
+    assert.ok(Number.isInteger(left) && left < remaining, label);
+    remaining = left;
+    const reset = Number(res.headers.get('x-ratelimit-reset'));
+    const now = Date.now() / 1000;
+    assert.ok(Number.isInteger(reset) && reset > now - 1 && reset <= now + 61, `${label}: reset ${reset}`);
+  }
+});
+
+test('an unknown id or number is 404 not_found (not route_not_found) on every endpoint that has one', async (ctx) => {
+  const key = await freshKey(ctx);
+  for (const endpoint of withId) {
+    const res = await ctx.server.request(endpoint.method, fill(endpoint.path), {
+      key, body: sampleBody(endpoint, unique())?.body, headers: { 'accept-language': 'en' },
+    });
+    assertErrorShape(res, 404, 'not_found', `${endpoint.method} ${endpoint.path}`);
+    assert.is(res.body.error.message, MESSAGES.not_found.en);
+  }
+  const unknownSource = await ctx.server.request('POST', '/events', { key, body: sampleBody(SPEC_ENDPOINTS.find((e) => e.path === '/events')!, unique())!.body });
+  assertErrorShape(unknownSource, 404, 'not_found', 'POST /events with an unknown source');
+});
+
+test('an id with a NUL character or a broken percent-encoding is 400 validation_error, never 500', async (ctx) => {
+  const key = await freshKey(ctx);
+  for (const endpoint of withId) {
+    for (const id of ['%00', 'a%00b', '%E0%A4%A', '%FF']) {
+      const res = await ctx.server.request(endpoint.method, fill(endpoint.path, id, id), { key, body: sampleBody(endpoint, unique())?.body });
+      assertErrorShape(res, 400, 'validation_error', `${endpoint.method} ${fill(endpoint.path, id, id)}`);
+    }
+  }
+});
+
+test('a NUL character or a lone surrogate in a query value or a body string is 400 validation_error naming the field', async (ctx) => {
+  const key = await freshKey(ctx);
+  const queries = ['/contacts?tag=a%00', '/contacts?email=a%00@example.com', '/leads?form=%00', '/leads?contact=%00',
+    '/events?source=%00', '/events?external_id=x%00', '/deliveries?event=%00', '/deliveries?target=%00',
+    '/campaigns/report?campaign=%00&level=adset', '/creatives/report?format=%00'];
+  for (const path of queries) {
+    const res = await ctx.server.request('GET', path, { key });
+    assertErrorShape(res, 400, 'validation_error', path);
+    assert.ok(res.body.error.details.fields.length >= 1, path);
+  }
+  const contact = await ctx.server.request('POST', '/contacts', { key, body: { email: `${unique()}@example.com` } });
+  const webhook = await ctx.server.request('POST', '/webhooks', { key, body: { url: 'https://example.com/hook', events: ['lead.created'] } });
+  assert.is(contact.status, 201);
+  assert.is(webhook.status, 201);
+  for (const endpoint of SPEC_ENDPOINTS) {
+    const sample = sampleBody(endpoint, unique());
+    if (!sample?.nulField) continue;
+    const path = fill(endpoint.path, endpoint.path.startsWith('/webhooks') ? webhook.body.id : contact.body.id);
+    for (const bad of ['a\u0000b', 'x\ud800']) {
+      const res = await ctx.server.request(endpoint.method, path, { key, body: { ...sample.body, [sample.nulField]: bad } });
+      const label = `${endpoint.method} ${endpoint.path} ${JSON.stringify(bad)}`;
+      assertErrorShape(res, 400, 'validation_error', label);
+      assert.equal(res.body.error.details.fields.map((f: { field: string }) => f.field), [sample.nulField], label);
+    }
+  }
+  // Nothing was written: the contact still has its first name, the webhook its empty description.
+  assert.is((await ctx.server.request('GET', `/contacts/${contact.body.id}`, { key })).body.name, '');
+  assert.is((await ctx.server.request('GET', `/webhooks/${webhook.body.id}`, { key })).body.description, '');
+});
+
+test.run();
