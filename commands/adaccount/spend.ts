@@ -1,14 +1,10 @@
 // Spend sync events (stream adspend-<orgId>-<account>): the platform's daily per-ad numbers in chunks,
 // then the sync's outcome. A later AdSpendSynced replaces earlier values for the same (account, date, ad).
-export interface SpendDayData {
+import type { AdRow } from '../shared/ad.ts';
+
+export interface SpendDayData extends AdRow {
   /** YYYY-MM-DD in the account's time zone. */
   date: string;
-  campaign_id: string;
-  campaign_name: string;
-  adset_id: string;
-  adset_name: string;
-  ad_id: string;
-  ad_name: string;
   spend: number;
   impressions: number;
   clicks: number;

@@ -21,17 +21,14 @@
 //      lead joins the survivor's current cycle); their history continues on the survivor's stream.
 // The sale value of ContactStageChanged is counted once, on `valueLeadId`.
 
+import type { AdRow } from '../shared/ad.ts';
+
 export const leadStream = (leadId: string) => `lead-${leadId}`;
 export const leadPlatformStream = (organizationId: string, platformLeadId: string) => `lead-platform-${organizationId}-${platformLeadId}`;
 
-export interface AdSource {
+/** The ad a lead came from, and the platform (facebook, instagram, ...) it was shown on. */
+export interface AdSource extends AdRow {
   platform: string;
-  campaign_id: string;
-  campaign_name: string;
-  adset_id: string;
-  adset_name: string;
-  ad_id: string;
-  ad_name: string;
 }
 
 export interface LeadAnswer {

@@ -18,6 +18,32 @@ export interface Reply<T = any> {
   body: T;
 }
 
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Requester = <T = any>(method: string, path: string, options?: RequestOptions) => Promise<Reply<T>>;
+
+/** Requests to ORIGIN/v1{path}: body objects are sent as JSON, strings as they are. */
+export function requester(origin: string): Requester {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${origin}/v1${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
+}
+
 export interface TestOrg {
   organizationId: string;
   key: string;
@@ -33,7 +59,7 @@ export interface TestServer {
   newOrganization(options?: { scopes?: string[]; name?: string; timezone?: string; currency?: string; expiresAt?: string | null }): Promise<TestOrg>;
   newKey(organizationId: string, scopes: string[], expiresAt?: string | null): Promise<{ key: string; keyId: string }>;
   /** A request to /v1{path}; body objects are sent as JSON, strings as they are. */
-  request<T = any>(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<Reply<T>>;
+  request: Requester;
   /** Wait until every projector has passed the store's head. */
   settle(): Promise<void>;
   stop(): Promise<void>;
@@ -84,20 +110,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       const { key, keyId } = await newKey(org.id, options.scopes ?? [...ALL_SCOPES], options.expiresAt ?? null);
       return { organizationId: org.id, key, keyId };
     },
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { ...(options.headers ?? {}) };
-      if (options.key) headers.authorization = `Bearer ${options.key}`;
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await fetch(`${origin}/v1${path}`, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
-      return { status: res.status, headers: res.headers, body: parsed as any };
-    },
+    request: requester(origin),
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,33 +6,7 @@ import { closeApp, createApp, type AppExtras } from '../../../src/http/app.ts';
 import { routes } from '../../../src/http/routes.ts';
 import type { RouteDef } from '../../../src/http/route.ts';
 import type { Services } from '../../../src/services.ts';
-import type { Reply } from '../../support/server.ts';
-
-export interface RequestOptions {
-  key?: string;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-export type Requester = <T = any>(method: string, path: string, options?: RequestOptions) => Promise<Reply<T>>;
-
-/** Requests to ORIGIN/v1{path}: objects are sent as JSON, strings as they are. */
-export function requester(origin: string): Requester {
-  return async (method, path, options = {}) => {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.key) headers.authorization = `Bearer ${options.key}`;
-    let body: string | undefined;
-    if (options.body !== undefined) {
-      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(`${origin}/v1${path}`, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
-    return { status: res.status, headers: res.headers, body: parsed as any };
-  };
-}
+import { requester, type Requester } from '../../support/server.ts';
 
 export interface ExtraApp {
   origin: string;
