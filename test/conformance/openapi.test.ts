@@ -1,0 +1,52 @@
+// Conformance: GET /v1/openapi.json (no key) is an OpenAPI 3.1 document that describes exactly the
+// endpoints of the specification's table, each with the scope the table names, and every error code.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { SPEC_ENDPOINTS } from './spec.ts';
+
+interface Ctx { server: TestServer; doc: any }
+const test = suite<Ctx>('Conformance: the OpenAPI document is the specification\'s endpoint table');
+
+test.before(async (ctx) => {
+  ctx.server = await startTestServer();
+  const res = await fetch(`${ctx.server.origin}/v1/openapi.json`);
+  assert.is(res.status, 200);
+  ctx.doc = await res.json();
+});
+test.after(async (ctx) => { await ctx.server.stop(); });
+
+const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
+
+test('it is OpenAPI 3.1, version 1.0.0, with a server URL ending in /v1', (ctx) => {
+  assert.match(ctx.doc.openapi, /^3\.1\./);
+  assert.is(ctx.doc.info.version, '1.0.0');
+  assert.ok(ctx.doc.servers.some((s: { url: string }) => /\/v1$/.test(s.url)));
+});
+
+test('the documented API endpoints are exactly those of the specification, with their scopes', (ctx) => {
+  const documented = Object.entries(ctx.doc.paths as Record<string, Record<string, any>>)
+    .flatMap(([path, ops]) => Object.keys(ops).filter((m) => METHODS.includes(m)).map((m) => ({ key: `${m.toUpperCase()} ${path}`, op: ops[m] })))
+    .filter((d) => d.key !== 'GET /openapi.json');
+  assert.equal(documented.map((d) => d.key).sort(), SPEC_ENDPOINTS.map((e) => `${e.method} ${e.path}`).sort());
+  for (const endpoint of SPEC_ENDPOINTS) {
+    const op = ctx.doc.paths[endpoint.path][endpoint.method.toLowerCase()];
+    assert.is(op['x-required-scope'] ?? null, endpoint.scope, `${endpoint.method} ${endpoint.path}`);
+    for (const status of ['400', '401', '403', '429']) assert.ok(op.responses[status], `${endpoint.method} ${endpoint.path} ${status}`);
+    if (endpoint.path.includes('{')) assert.ok(op.responses['404'], `${endpoint.method} ${endpoint.path} 404`);
+    if (endpoint.body) assert.ok(op.responses['413'], `${endpoint.method} ${endpoint.path} 413`);
+    if (endpoint.method === 'POST') assert.ok(op.responses['422'], `${endpoint.method} ${endpoint.path} 422`);
+  }
+});
+
+test('every error code of the specification appears in the document', (ctx) => {
+  const text = JSON.stringify(ctx.doc);
+  for (const code of ['unauthorized', 'key_revoked', 'key_expired', 'insufficient_scope', 'rate_limited', 'invalid_json',
+    'validation_error', 'invalid_cursor', 'not_found', 'route_not_found', 'conflict', 'contact_exists', 'contact_merged',
+    'stage_conflict', 'event_conflict', 'source_paused', 'limit_reached', 'idempotency_in_progress', 'idempotency_key_reused',
+    'payload_too_large', 'internal_error']) {
+    assert.ok(text.includes(`"${code}"`), code);
+  }
+});
+
+test.run();
