@@ -1,6 +1,7 @@
-// What one send attempt means for a delivery: accepted, retried later on the durable schedule, failed, or
-// cancelled (never sent because the platform would refuse it for its age). Pure: clock and schedule come in.
-import type { DeliveryEvent } from './delivery.ts';
+// What one dispatch means for its deliveries: the attempt, then per delivery accepted, retried later on the
+// durable schedule, failed, or cancelled (never sent because the platform would refuse it for its age).
+// Pure: clock and schedule come in.
+import type { DeliveryEvent, DispatchedDelivery } from './delivery.ts';
 
 export interface DeliveryFacts {
   deliveryId: string;
@@ -19,21 +20,35 @@ export type SendOutcome =
   | { kind: 'permanent'; message: string }
   | { kind: 'too_old' };
 
-export function decideAttempt(d: DeliveryFacts, now: string): DeliveryEvent {
-  const { deliveryId, eventId, organizationId, targetId, datasetId } = d;
-  return { type: 'DeliveryAttempted', data: { deliveryId, eventId, organizationId, targetId, datasetId, attempt: d.attempts + 1, attemptedAt: now } };
+/** The attempt of every delivery of one dispatch (one target), recorded before anything is sent. */
+export function decideAttempt(ds: DeliveryFacts[], now: string): DeliveryEvent {
+  const { organizationId, targetId, datasetId } = ds[0];
+  const deliveries = ds.map((d) => ({ deliveryId: d.deliveryId, eventId: d.eventId, attempts: d.attempts + 1 }));
+  return { type: 'DeliveriesAttempted', data: { organizationId, targetId, datasetId, attemptedAt: now, deliveries } };
 }
 
-/** @param scheduleMs delays after the 1st, 2nd, ... failed attempt; past its end a delivery fails. */
-export function decideOutcome(d: DeliveryFacts, outcome: SendOutcome, now: Date, scheduleMs: readonly number[]): DeliveryEvent {
+/**
+ * The outcomes of one dispatch: one DeliveriesAccepted for all it got through, one event for each other.
+ * @param scheduleMs delays after the 1st, 2nd, ... failed attempt; past its end a delivery fails.
+ */
+export function decideOutcomes(sent: { facts: DeliveryFacts; outcome: SendOutcome }[], now: Date, scheduleMs: readonly number[]): DeliveryEvent[] {
+  const accepted: DispatchedDelivery[] = [];
+  const others: DeliveryEvent[] = [];
+  for (const { facts, outcome } of sent) {
+    if (outcome.kind === 'accepted') accepted.push({ deliveryId: facts.deliveryId, eventId: facts.eventId, attempts: facts.attempts + 1 });
+    else others.push(decideSetback(facts, outcome, now, scheduleMs));
+  }
+  if (accepted.length === 0) return others;
+  return [{ type: 'DeliveriesAccepted', data: { organizationId: sent[0].facts.organizationId, acceptedAt: now.toISOString(), deliveries: accepted } }, ...others];
+}
+
+function decideSetback(d: DeliveryFacts, outcome: Exclude<SendOutcome, { kind: 'accepted' }>, now: Date, scheduleMs: readonly number[]): DeliveryEvent {
   const { deliveryId, eventId, organizationId } = d;
   const at = now.toISOString();
   switch (outcome.kind) {
     case 'too_old':
       // Not an attempt: the event never left, since one such event makes the platform refuse the whole batch.
       return { type: 'DeliveryCancelled', data: { deliveryId, eventId, organizationId, attempts: d.attempts, reason: 'event_time is more than 7 days old; the platform no longer takes it', cancelledAt: at } };
-    case 'accepted':
-      return { type: 'DeliveryAccepted', data: { deliveryId, eventId, organizationId, attempts: d.attempts + 1, acceptedAt: at } };
     case 'transient': {
       const attempts = d.attempts + 1;
       const delay = scheduleMs[attempts - 1];

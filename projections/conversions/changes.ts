@@ -15,19 +15,32 @@ export interface DeliveryChange {
   updatedAt: string;
 }
 
-function changeOf(event: DeliveryEvent): Omit<DeliveryChange, 'id' | 'organizationId' | 'eventId'> {
+type Change = Omit<DeliveryChange, 'organizationId'>;
+
+/** What one event changes, per delivery it names (a dispatch's attempt or acceptance names many). */
+function changesOf(event: DeliveryEvent): Change[] {
   const none = { lastError: null, acceptedAt: null, nextAttemptAt: null };
   switch (event.type) {
-    case 'DeliveryAttempted':
-      return { ...none, status: 'sending', attempts: event.data.attempt, updatedAt: event.data.attemptedAt };
-    case 'DeliveryAccepted':
-      return { ...none, status: 'accepted', attempts: event.data.attempts, acceptedAt: event.data.acceptedAt, updatedAt: event.data.acceptedAt };
-    case 'DeliveryRetryScheduled':
-      return { ...none, status: 'retry', attempts: event.data.attempts, lastError: event.data.lastError, nextAttemptAt: event.data.nextAttemptAt, updatedAt: event.data.scheduledAt };
-    case 'DeliveryFailed':
-      return { ...none, status: 'failed', attempts: event.data.attempts, lastError: event.data.lastError, updatedAt: event.data.failedAt };
-    case 'DeliveryCancelled':
-      return { ...none, status: 'cancelled', attempts: event.data.attempts, lastError: event.data.reason, updatedAt: event.data.cancelledAt };
+    case 'DeliveriesAttempted': {
+      const at = event.data.attemptedAt;
+      return event.data.deliveries.map((d) => ({ ...none, id: d.deliveryId, eventId: d.eventId, status: 'sending', attempts: d.attempts, updatedAt: at }));
+    }
+    case 'DeliveriesAccepted': {
+      const at = event.data.acceptedAt;
+      return event.data.deliveries.map((d) => ({ ...none, id: d.deliveryId, eventId: d.eventId, status: 'accepted', attempts: d.attempts, acceptedAt: at, updatedAt: at }));
+    }
+    case 'DeliveryRetryScheduled': {
+      const d = event.data;
+      return [{ ...none, id: d.deliveryId, eventId: d.eventId, status: 'retry', attempts: d.attempts, lastError: d.lastError, nextAttemptAt: d.nextAttemptAt, updatedAt: d.scheduledAt }];
+    }
+    case 'DeliveryFailed': {
+      const d = event.data;
+      return [{ ...none, id: d.deliveryId, eventId: d.eventId, status: 'failed', attempts: d.attempts, lastError: d.lastError, updatedAt: d.failedAt }];
+    }
+    case 'DeliveryCancelled': {
+      const d = event.data;
+      return [{ ...none, id: d.deliveryId, eventId: d.eventId, status: 'cancelled', attempts: d.attempts, lastError: d.reason, updatedAt: d.cancelledAt }];
+    }
     default: {
       const _never: never = event;
       throw new Error('unknown delivery event');
@@ -39,15 +52,16 @@ function changeOf(event: DeliveryEvent): Omit<DeliveryChange, 'id' | 'organizati
 export function foldChanges(events: DeliveryEvent[]): DeliveryChange[] {
   const byId = new Map<string, DeliveryChange>();
   for (const event of events) {
-    const { deliveryId: id, organizationId, eventId } = event.data;
-    const next = changeOf(event);
-    const prev = byId.get(id);
-    byId.set(id, {
-      id, organizationId, eventId, ...next,
-      attempts: next.attempts ?? prev?.attempts ?? null,
-      lastError: next.lastError ?? prev?.lastError ?? null,
-      acceptedAt: next.acceptedAt ?? prev?.acceptedAt ?? null,
-    });
+    const { organizationId } = event.data;
+    for (const next of changesOf(event)) {
+      const prev = byId.get(next.id);
+      byId.set(next.id, {
+        ...next, organizationId,
+        attempts: next.attempts ?? prev?.attempts ?? null,
+        lastError: next.lastError ?? prev?.lastError ?? null,
+        acceptedAt: next.acceptedAt ?? prev?.acceptedAt ?? null,
+      });
+    }
   }
   return [...byId.values()];
 }

@@ -4,7 +4,7 @@ import type { Client } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import type { ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
-import { DELIVERY_EVENT_TYPES, type DeliveryEvent } from '../../commands/delivery/delivery.ts';
+import { DELIVERY_EVENT_TYPES, currentDeliveryEvent } from '../../commands/delivery/delivery.ts';
 import { foldChanges, type DeliveryChange } from './changes.ts';
 
 const columns = <T>(rows: T[][], count: number) => Array.from({ length: count }, (_, i) => rows.map((r) => r[i]));
@@ -65,6 +65,6 @@ export const conversionsProjector: Projector = {
   async apply(tx: Client, events: RecordedEvent[]) {
     // A delivery's events always follow its conversion's, so inserting first and then updating keeps order.
     await insertConversions(tx, events.filter((e) => e.type === 'ConversionAccepted').map((e) => e.data as ConversionAcceptedData));
-    await applyChanges(tx, foldChanges(events.filter((e) => e.type !== 'ConversionAccepted').map((e) => ({ type: e.type, data: e.data }) as DeliveryEvent)));
+    await applyChanges(tx, foldChanges(events.filter((e) => e.type !== 'ConversionAccepted').map(currentDeliveryEvent)));
   },
 };

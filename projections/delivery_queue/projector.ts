@@ -7,7 +7,7 @@ import type { Client } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import type { ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
-import type { DeliveryEvent } from '../../commands/delivery/delivery.ts';
+import { DELIVERY_EVENT_TYPES, currentDeliveryEvent, type DeliveryEvent } from '../../commands/delivery/delivery.ts';
 
 type Data<T extends DeliveryEvent['type']> = Extract<DeliveryEvent, { type: T }>['data'];
 
@@ -50,7 +50,10 @@ async function reschedule(tx: Client, retries: Data<'DeliveryRetryScheduled'>[])
   );
 }
 
-async function countAttempts(tx: Client, attempts: Data<'DeliveryAttempted'>[]): Promise<void> {
+/** One row per delivery an attempt names. */
+type Attempt = { deliveryId: string; organizationId: string; attempt: number };
+
+async function countAttempts(tx: Client, attempts: Attempt[]): Promise<void> {
   if (attempts.length === 0) return;
   await tx.query(
     `UPDATE delivery_queue q SET attempts = GREATEST(q.attempts, r.attempt)
@@ -72,13 +75,16 @@ export const deliveryQueueProjector: Projector = {
   name: 'delivery_queue',
   tables: ['delivery_queue'],
   migrations: migrationsIn(import.meta.dirname),
-  handles: ['ConversionAccepted', 'DeliveryAttempted', 'DeliveryRetryScheduled', 'DeliveryAccepted', 'DeliveryFailed', 'DeliveryCancelled'],
-  async apply(tx: Client, events: RecordedEvent[]) {
+  handles: ['ConversionAccepted', ...DELIVERY_EVENT_TYPES],
+  async apply(tx: Client, recorded: RecordedEvent[]) {
     // Within a batch: queue first, then move, then remove; a delivery's terminal event is always its last.
+    const events = recorded.map((e) => (e.type === 'ConversionAccepted' ? e : currentDeliveryEvent(e)));
     const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
+    const each = <T extends 'DeliveriesAttempted' | 'DeliveriesAccepted'>(type: T) =>
+      (of(type) as Data<T>[]).flatMap((b) => b.deliveries.map((d) => ({ deliveryId: d.deliveryId, organizationId: b.organizationId, attempt: d.attempts })));
     await queue(tx, of('ConversionAccepted') as ConversionAcceptedData[]);
-    await countAttempts(tx, of('DeliveryAttempted') as Data<'DeliveryAttempted'>[]);
+    await countAttempts(tx, each('DeliveriesAttempted'));
     await reschedule(tx, of('DeliveryRetryScheduled') as Data<'DeliveryRetryScheduled'>[]);
-    await remove(tx, [...of('DeliveryAccepted'), ...of('DeliveryFailed'), ...of('DeliveryCancelled')] as Data<'DeliveryAccepted'>[]);
+    await remove(tx, [...each('DeliveriesAccepted'), ...(of('DeliveryFailed') as Data<'DeliveryFailed'>[]), ...(of('DeliveryCancelled') as Data<'DeliveryCancelled'>[])]);
   },
 };

@@ -20,32 +20,29 @@ export interface QueuedDelivery {
 /**
  * Claims up to `limit` due deliveries of one target (the one whose delivery is due longest), so a batch
  * goes to one dataset with one token. Rows another worker holds (row lock or unexpired lease) are skipped.
+ * The attempt is counted in the same statement for every delivery whose event is not older than
+ * `sendableAfter` (those are sent; the others are cancelled): it counts even if this worker never learns
+ * how it ended. `attempts` comes back as it was before this claim.
  */
-export async function claimBatch(db: Queryable, claim: { token: string; now: Date; until: Date; limit: number }): Promise<QueuedDelivery[]> {
+export async function claimBatch(db: Queryable, claim: { token: string; now: Date; until: Date; limit: number; sendableAfter: Date }): Promise<QueuedDelivery[]> {
   const { rows } = await db.query<QueuedDelivery>(
     `WITH pick AS (
        SELECT organization_id, target_id FROM delivery_queue
        WHERE due_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
        ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED
      ), batch AS (
-       SELECT q.id FROM delivery_queue q JOIN pick ON q.organization_id = pick.organization_id AND q.target_id = pick.target_id
-       WHERE q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
+       SELECT q.id, (q.event_time >= $5)::int AS counted FROM delivery_queue q
+       WHERE q.target_id = (SELECT target_id FROM pick) AND q.organization_id = (SELECT organization_id FROM pick)
+         AND q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
        ORDER BY q.due_at LIMIT $4 FOR UPDATE OF q SKIP LOCKED
      )
-     UPDATE delivery_queue q SET claim_token = $2, claimed_until = $3 FROM batch WHERE q.id = batch.id
+     UPDATE delivery_queue q SET claim_token = $2, claimed_until = $3, attempts = q.attempts + batch.counted
+     FROM batch WHERE q.id = batch.id
      RETURNING q.id, q.organization_id, q.event_id, q.target_id, q.dataset_id, q.event_name, q.platform_event_id,
-       q.test_event_code, q.event_time, q.payload, q.attempts`,
-    [claim.now, claim.token, claim.until, claim.limit],
+       q.test_event_code, q.event_time, q.payload, q.attempts - batch.counted AS attempts`,
+    [claim.now, claim.token, claim.until, claim.limit, claim.sendableAfter],
   );
   return rows;
-}
-
-/** The attempt has started: it counts even if this worker never learns how it ended. */
-export async function markAttempted(db: Queryable, organizationId: string, token: string, ids: string[]): Promise<void> {
-  await db.query(
-    'UPDATE delivery_queue SET attempts = attempts + 1 WHERE organization_id = $1 AND claim_token = $2 AND id = ANY($3)',
-    [organizationId, token, ids],
-  );
 }
 
 export interface Settlement {
