@@ -59,12 +59,14 @@ export const getJobRoute = defineRoute({
   scope: 'jobs:read',
   summary: 'Get one background job by its number',
   tag: 'Jobs',
-  params: z.object({ number: z.coerce.number().int().min(1).max(2_147_483_647).describe('Job number') }).strict(),
+  // Any whole number is a job number that may or may not exist: 0 or -1 is 404 like 999999, not 400.
+  params: z.object({ number: z.coerce.number().int().describe('Job number') }).strict(),
   query: z.object({}).strict(),
   success: { status: 200, schema: Job, description: 'The job' },
   errors: ['not_found'],
   handler: async ({ params, caller, services }) => {
-    const row = await getJob(services.pool, caller.organizationId, params.number);
+    const inRange = params.number >= 1 && params.number <= 2_147_483_647;
+    const row = inRange ? await getJob(services.pool, caller.organizationId, params.number) : null;
     if (!row) throw new ApiError('not_found', { number: params.number });
     return { status: 200, body: toJob(row) };
   },

@@ -79,6 +79,16 @@ test('an unknown id or number is 404 not_found (not route_not_found) on every en
   assertErrorShape(unknownSource, 404, 'not_found', 'POST /events with an unknown source');
 });
 
+test('a job number that is a whole number but no job is 404 not_found; one that is not a number is 400', async (ctx) => {
+  const key = await freshKey(ctx);
+  for (const number of ['0', '-1', '999999', '2147483648', '9007199254740991']) {
+    assertErrorShape(await ctx.server.request('GET', `/jobs/${number}`, { key }), 404, 'not_found', `/jobs/${number}`);
+  }
+  for (const number of ['abc', '1.5', '1e3x']) {
+    assertErrorShape(await ctx.server.request('GET', `/jobs/${number}`, { key }), 400, 'validation_error', `/jobs/${number}`);
+  }
+});
+
 test('an id with a NUL character or a broken percent-encoding is 400 validation_error, never 500', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of withId) {
