@@ -40,41 +40,36 @@ export interface LeadAnswer {
 export type FetchStatus = 'pending' | 'ready' | 'failed';
 export type LeadVia = 'webhook' | 'import' | 'job';
 
-export interface LeadReceived {
+/** The lead as the platform describes it: who, which form, which ad, what answers. Received and fetched alike. */
+export interface LeadContent {
   leadId: string;
   organizationId: string;
   platformLeadId: string;
-  /** Null only while fetchStatus is 'pending'. */
-  contactId: string | null;
-  /** The service form source id; null only while pending. */
-  sourceId: string | null;
   formName: string;
   platformFormId: string;
   platformPageId: string;
   ad: AdSource | null;
   answers: LeadAnswer[];
-  /** The contact's cycle the lead belongs to; 0 while pending. */
-  cycle: number;
   /** ISO: the lead's created_time at the platform. */
   submittedAt: string;
+}
+
+export interface LeadReceived extends LeadContent {
+  /** Null only while fetchStatus is 'pending'. */
+  contactId: string | null;
+  /** The service form source id; null only while pending. */
+  sourceId: string | null;
+  /** The contact's cycle the lead belongs to; 0 while pending. */
+  cycle: number;
   receivedAt: string;
   fetchStatus: FetchStatus;
   via: LeadVia;
 }
 
-export interface LeadFetched {
-  leadId: string;
-  organizationId: string;
-  platformLeadId: string;
+export interface LeadFetched extends LeadContent {
   contactId: string;
   sourceId: string;
-  formName: string;
-  platformFormId: string;
-  platformPageId: string;
-  ad: AdSource | null;
-  answers: LeadAnswer[];
   cycle: number;
-  submittedAt: string;
   fetchedAt: string;
   fetchStatus: 'ready';
 }

@@ -3,11 +3,11 @@
 import { positionToJson, type Position } from '../../../eventstore/port.ts';
 import { platformConfigFrom } from '../../../platform/graph.ts';
 import { fetchDailyAdInsights, type SpendDay } from '../../../platform/insights.ts';
-import { loadAdAccount } from '../../../../commands/adaccount/handlers.ts';
 import { adSpendStream } from '../../../../commands/adaccount/adaccount.ts';
 import { spendChunks, spendFailed, spendSucceeded, type SpendDayData, type SpendSync } from '../../../../commands/adaccount/spend.ts';
-import { scopeId, scopeOf } from '../../../../commands/job/kinds.ts';
+import { scopeOf } from '../../../../commands/job/kinds.ts';
 import { enqueueJob } from '../enqueue.ts';
+import { connectedAccount } from './ad-account.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
 import { dayIn, spendRange } from './days.ts';
 
@@ -47,10 +47,7 @@ function summaryOf(sync: SpendSync, rows: SpendDayData[], currency: string): str
 
 export const adSpendJob: JobHandler = async (ctx) => {
   const { services, organizationId } = ctx;
-  const account = scopeId(ctx.scope, 'account');
-  if (!account) throw new JobError(`ad_spend needs an account scope, not ${ctx.scope}`, true);
-  const connected = await loadAdAccount(services, organizationId, account);
-  if (!connected) throw new JobError(`ad account ${account} is not connected to this organisation`, true);
+  const { account, connected } = await connectedAccount(ctx);
   const today = dayIn(connected.timezone, services.now());
   const range = spendRange(ctx.params, today, { windowDays: services.config.jobs.spendWindowDays, backfillDays: services.config.jobs.spendBackfillDays });
   const sync: SpendSync = { organizationId, account, currency: connected.currency, ...range, now: services.now().toISOString() };

@@ -3,11 +3,10 @@
 import { positionFromJson } from '../../../eventstore/port.ts';
 import { platformConfigFrom, type PlatformConfig } from '../../../platform/graph.ts';
 import { fetchAdCreative } from '../../../platform/insights.ts';
-import { loadAdAccount } from '../../../../commands/adaccount/handlers.ts';
 import { adCreativeStream } from '../../../../commands/adaccount/adaccount.ts';
 import { creativeGroupOf, type AdCreativeEvent } from '../../../../commands/adaccount/creative.ts';
-import { scopeId } from '../../../../commands/job/kinds.ts';
 import { adsNeedingCreatives } from '../../../../queries/adCatalog.ts';
+import { connectedAccount } from './ad-account.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
 
 const REFRESH_MS = 7 * 86_400_000;
@@ -51,10 +50,7 @@ async function fetchAll(ctx: JobContext, cfg: PlatformConfig, account: string, t
 
 export const creativeSyncJob: JobHandler = async (ctx) => {
   const { services, organizationId } = ctx;
-  const account = scopeId(ctx.scope, 'account');
-  if (!account) throw new JobError(`creative_sync needs an account scope, not ${ctx.scope}`, true);
-  const connected = await loadAdAccount(services, organizationId, account);
-  if (!connected) throw new JobError(`ad account ${account} is not connected to this organisation`, true);
+  const { account, connected } = await connectedAccount(ctx);
   await waitForCatalog(ctx);
   const staleBefore = new Date(services.now().getTime() - REFRESH_MS);
   const ads = await adsNeedingCreatives(services.pool, organizationId, account, staleBefore, MAX_ADS);
