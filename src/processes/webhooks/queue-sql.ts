@@ -49,8 +49,9 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
        ORDER BY pick.due_at, pick.seq LIMIT $4
      )
      UPDATE webhook_queue q SET claim_token = $2, claimed_until = $3
-     FROM batch, webhook_subscriptions s
-     WHERE q.id = batch.id AND s.organization_id = q.organization_id AND s.id = q.webhook_id
+     FROM webhook_subscriptions s
+     -- An array, not a join: joined, the planner scans the whole queue (dead rows included) for 100 ids.
+     WHERE q.id = ANY(ARRAY(SELECT id FROM batch)) AND s.organization_id = q.organization_id AND s.id = q.webhook_id
      RETURNING q.id, q.organization_id, q.webhook_id, q.event_type, q.payload, q.created_at, q.attempts, s.url, s.secret_ciphertext, s.resumes`,
     [claim.now, claim.token, claim.until, claim.limit, claim.pauseAfter, claim.perSubscription],
   );

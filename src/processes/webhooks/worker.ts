@@ -26,6 +26,7 @@ export interface WebhookSenderOptions {
   timeoutMs: number;
   /** How long a claim holds: always longer than an attempt plus its recording. */
   leaseMs: number;
+  /** How often the idle sender as a whole looks for due pushes (retries come due without a NOTIFY). */
   idlePollMs: number;
   /** Purge of old attempt records and the check for pauses left undone. */
   maintenanceMs: number;
@@ -67,24 +68,29 @@ export class WebhookSender {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.maintenance) clearInterval(this.maintenance);
-    this.wake();
+    for (const wake of [...this.sleepers]) wake();
     await Promise.all(this.loops);
     await this.listener?.close().catch(() => {});
     closeSenderAgents(this.agents);
   }
 
-  /** Pushes queued by the fan-out in any process wake the loops at once; the poll is the safety net. */
+  /** Pushes queued by the fan-out in any process wake a loop at once; the poll is the safety net. */
   private listen(): void {
     const url = this.services.pool.options.connectionString;
     if (!url) return;
     const listener = createListener(url);
-    listener.notifications.on(WEBHOOK_QUEUE_CHANNEL, () => this.wake());
+    listener.notifications.on(WEBHOOK_QUEUE_CHANNEL, () => this.wakeOne());
     this.listener = listener;
     listener.connect().then(() => listener.listenTo(WEBHOOK_QUEUE_CHANNEL)).catch((error) => this.services.log.warn('webhook listener failed', { error }));
   }
 
-  private wake(): void {
-    for (const wake of this.sleepers) wake();
+  /**
+   * One sleeping loop, not all: a claim walks the queue's not yet vacuumed rows, so a claim that finds nothing
+   * is as dear as one that fills a batch. A loop that claimed something wakes the next (there may be more).
+   */
+  private wakeOne(): void {
+    const [wake] = this.sleepers;
+    wake?.();
   }
 
   private async loop(): Promise<void> {
@@ -102,7 +108,8 @@ export class WebhookSender {
   private sleep(): Promise<void> {
     return new Promise<void>((resolve) => {
       const wake = () => { clearTimeout(timer); this.sleepers.delete(wake); resolve(); };
-      const timer = setTimeout(wake, this.options.idlePollMs);
+      // Each idle loop polls `loops` times less often, so together they poll once per idlePollMs.
+      const timer = setTimeout(wake, this.options.idlePollMs * this.options.loops);
       this.sleepers.add(wake);
     });
   }
@@ -114,6 +121,7 @@ export class WebhookSender {
     const { batchSize: limit, pauseAfter, leaseMs, perSubscription } = this.options;
     const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription });
     if (pushes.length === 0) return 0;
+    this.wakeOne();
     const secrets = this.secretsOf(pushes);
     const attempted = await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null)));
     const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
