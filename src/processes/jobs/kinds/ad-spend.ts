@@ -20,7 +20,7 @@ async function fetchSpend(ctx: JobContext, sync: SpendSync, token: string): Prom
   const { services } = ctx;
   const answer = await fetchDailyAdInsights(platformConfigFrom(services.config), { account: sync.account, token, since: sync.since, until: sync.until });
   if (answer.kind === 'ok') return answer.value;
-  const error = `the platform refused the insights of ${sync.since}..${sync.until}: ${answer.message}`;
+  const error = `the platform ${answer.kind === 'permanent' ? 'refused' : 'failed on'} the insights of ${sync.since}..${sync.until}: ${answer.message}`;
   await services.store.append(adSpendStream(sync.organizationId, sync.account), [spendFailed(sync, error)], 'any', ctx.metadata);
   throw new JobError(error, answer.kind === 'permanent');
 }

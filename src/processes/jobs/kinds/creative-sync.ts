@@ -38,7 +38,7 @@ async function fetchAll(ctx: JobContext, cfg: PlatformConfig, account: string, t
       if (answer.kind === 'transient') throw new JobError(`the platform failed on ad ${adId}: ${answer.message}`);
       if (answer.kind === 'permanent') {
         out.missing.push(adId);
-        out.reason ||= answer.message.slice(0, 160);
+        out.reason ||= answer.message.split(/(?<=\.)\s/)[0].slice(0, 160); // its first sentence
       }
       else out.events.push({ type: 'AdCreativeSynced', data: { organizationId: ctx.organizationId, account, ...answer.value, syncedAt: ctx.services.now().toISOString() } });
       ctx.progress(out.events.length + out.missing.length, `${out.events.length + out.missing.length} of ${ads.length} ads read`);
@@ -59,6 +59,6 @@ export const creativeSyncJob: JobHandler = async (ctx) => {
     await services.store.append(adCreativeStream(organizationId, account), events.slice(i, i + APPEND_EVERY), 'any', ctx.metadata);
   }
   const groups = new Set(events.map((e) => creativeGroupOf(e.data))).size;
-  const skipped = missing.length ? `; ${missing.length} without a creative (${reason}): ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ', ...' : ''}` : '';
+  const skipped = missing.length ? `; ${missing.length} without a creative (${reason}): ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}` : '';
   return { summary: `${events.length} of ${ads.length} ads' creatives read (${groups} creative groups)${skipped}` };
 };

@@ -78,5 +78,5 @@ export const leadImportJob: JobHandler = async (ctx) => {
   const refused = tally.refused.length
     ? `; ${tally.refused.length} refused: ${tally.refused.slice(0, LISTED).join(', ')}${tally.refused.length > LISTED ? ', ...' : ''}`
     : '';
-  return { summary: `${forms.value.length} forms, ${tally.read} leads since ${since.toISOString()}: ${tally.created} new, ${tally.known} already known${refused}` };
+  return { summary: `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${tally.created} new, ${tally.known} already known${refused}` };
 };
