@@ -49,7 +49,7 @@ test('limit outside 1-100 or not an integer, and an unknown order, are 400 valid
       assert.is(res.body.error.code, 'validation_error', label);
       assert.ok(res.body.error.details.fields.some((f: { field: string }) => f.field === field), label);
     }
-    for (const query of ['limit=1', 'limit=100', 'order=asc', 'order=desc']) {
+    for (const query of ['limit=1', 'limit=100', 'order=asc', 'order=desc', 'cursor=', 'limit=&cursor=&order=&updated_since=']) {
       const res = await ctx.server.request('GET', withQuery(pathOf(ctx, endpoint.path), query), { key });
       assert.is(res.status, 200, `${endpoint.path}?${query}`);
     }
@@ -106,6 +106,8 @@ test('contacts page 25 at a time by default, newest change first, to the end wit
   }
   const first = await ctx.server.request('GET', '/contacts', { key });
   assert.is(first.body.data.length, 25);
+  // A client that always sends the parameters, blank on the first page, gets the same first page.
+  assert.equal((await ctx.server.request('GET', '/contacts?cursor=&limit=', { key })).body, first.body);
   assert.is(first.body.has_more, true);
   const second = await ctx.server.request('GET', `/contacts?cursor=${encodeURIComponent(first.body.next_cursor)}`, { key });
   assert.is(second.body.data.length, 2);

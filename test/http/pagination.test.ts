@@ -101,7 +101,7 @@ test('a cursor from another list, filter, order, organisation, or an altered one
     assert.is(res.status, 400, why);
     assert.is(res.body.error.code, 'invalid_cursor', why);
   }
-  for (const bad of [flip(payload, 5) + '.' + mac, payload + '.' + flip(mac, 3), `${forged}.${mac}`, `${cursor}.x`, 'garbage', '', 'x'.repeat(3000)]) {
+  for (const bad of [flip(payload, 5) + '.' + mac, payload + '.' + flip(mac, 3), `${forged}.${mac}`, `${cursor}.x`, 'garbage', 'x'.repeat(3000)]) {
     const res = await ctx.app.request('GET', `/test/items?limit=2&name=red&cursor=${encodeURIComponent(bad)}`, { key: ctx.org.key });
     assert.is(res.status, 400, bad.slice(0, 40));
     assert.is(res.body.error.code, 'invalid_cursor', bad.slice(0, 40));
