@@ -92,7 +92,7 @@ async function applyBatch(tx: Client, events: RecordedEvent[]): Promise<void> {
 
 export const reportingAdsProjector: Projector = {
   name: 'reporting_ads',
-  tables: ['report_accounts', 'report_spend_facts', 'report_ads', 'report_ad_names', 'report_creative_ads', 'report_creative_tags'],
+  tables: ['report_accounts', 'report_spend_facts', 'report_spend_levels', 'report_ads', 'report_ad_names', 'report_creative_ads', 'report_creative_tags'],
   migrations: migrationsIn(import.meta.dirname),
   handles: HANDLES,
   apply: applyBatch,

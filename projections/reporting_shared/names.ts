@@ -9,15 +9,18 @@ export interface NameRow {
   name: string;
 }
 
-/** The newest name in the batch wins (rows arrive in event order; later duplicates replace earlier ones). */
+/**
+ * The newest name in the batch wins (rows arrive in event order; later duplicates replace earlier ones). A name
+ * that did not change is not written again: every batch of leads or spend names the same few thousand ads.
+ */
 export async function saveNames(db: Queryable, table: 'report_lead_names' | 'report_ad_names', names: NameRow[]): Promise<void> {
   const latest = new Map<string, NameRow>();
   for (const n of names) if (n.id && n.name) latest.set(`${n.organizationId}\u0001${n.level}\u0001${n.id}`, n);
   if (!latest.size) return;
   const rows = [...latest.values()];
   await db.query(
-    `INSERT INTO ${table} (organization_id, level, id, name) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-     ON CONFLICT (organization_id, level, id) DO UPDATE SET name = excluded.name`,
+    `INSERT INTO ${table} AS n (organization_id, level, id, name) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+     ON CONFLICT (organization_id, level, id) DO UPDATE SET name = excluded.name WHERE n.name <> excluded.name`,
     [rows.map((r) => r.organizationId), rows.map((r) => r.level), rows.map((r) => r.id), rows.map((r) => r.name)],
   );
 }

@@ -2,7 +2,7 @@
 // the previous period, organic leads, spend sync state, and leads with no id at the level.
 import type { Queryable } from '../../src/db/pool.ts';
 import { tileRange } from '../../projections/reporting_shared/days.ts';
-import { Currencies, listAccounts, listAds, listCreativeAds, namesAt, syncItems, type Level, type SyncItem } from './catalog.ts';
+import { Currencies, listAccounts, listAds, listCreativeAccounts, namesAt, syncItems, type Level, type SyncItem } from './catalog.ts';
 import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
 import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
 import { metricsOf, type Metrics } from './metrics.ts';
@@ -92,7 +92,7 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
     spendBy(db, organizationId, previousTiles, grouping, filter),
     leadsBy(db, organizationId, previousTiles, grouping, filter),
     listAds(db, organizationId),
-    listCreativeAds(db, organizationId),
+    listCreativeAccounts(db, organizationId),
     listAccounts(db, organizationId),
   ]);
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);

@@ -64,7 +64,8 @@ function where(organizationId: string, tiles: Bucket[], filter: FactFilter, grou
   const conditions = ['f.organization_id = $1'];
   if (filter.campaignId !== undefined) conditions.push(`f.campaign_id = $${params.push(filter.campaignId)}`);
   if (filter.adsetId !== undefined) conditions.push(`f.adset_id = $${params.push(filter.adsetId)}`);
-  if (filter.adIds !== undefined) conditions.push(`f.ad_id = ANY($${params.push(filter.adIds)}::text[])`);
+  // A hashed semi-join: `= ANY(array)` would compare every fact row with every ad of the list.
+  if (filter.adIds !== undefined) conditions.push(`f.ad_id IN (SELECT unnest($${params.push(filter.adIds)}::text[]))`);
   // Without weeks, the constant stays out of GROUP BY (where a literal would mean a column position).
   const week = grouping.weeksEndingAt === undefined ? '0' : `(($${params.push(grouping.weeksEndingAt)}::date - f.bucket) / 7)`;
   const groupWeek = grouping.weeksEndingAt === undefined ? '' : `, ${week}`;
@@ -78,8 +79,40 @@ function where(organizationId: string, tiles: Bucket[], filter: FactFilter, grou
 const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[]) AS t(grain, bucket)
   CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.organization_id = $1 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f`;
 
+/** The roll-up level that answers a grouping by campaign or ad set over every ad (no ad filter, no weeks). */
+function rollupLevel(grouping: Grouping, filter: FactFilter): 'campaign' | 'adset' | null {
+  if (grouping.weeksEndingAt !== undefined || filter.adIds !== undefined || filter.adsetId !== undefined) return null;
+  return grouping.by === 'campaign_id' ? 'campaign' : grouping.by === 'adset_id' ? 'adset' : null;
+}
+
+const toSpendGroup = (r: Record<string, string>): SpendGroup => ({
+  id: r.id, campaign_id: r.campaign_id, adset_id: r.adset_id, currency: r.currency, week: Number(r.week), spend: Number(r.spend),
+  platform_leads: Number(r.platform_leads), impressions: Number(r.impressions), clicks: Number(r.clicks), reach: Number(r.reach),
+});
+
+/** Spend per campaign or ad set from the roll-ups: one row per campaign or ad set and tile instead of one per ad. */
+async function spendByLevel(db: Queryable, organizationId: string, tiles: Bucket[], level: 'campaign' | 'adset', filter: FactFilter): Promise<SpendGroup[]> {
+  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), level];
+  const campaign = filter.campaignId === undefined ? '' : `AND f.campaign_id = $${params.push(filter.campaignId)}`;
+  const { rows } = await db.query<Record<string, string>>(
+    `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency, 0 AS week,
+            sum(f.spend)::text AS spend, sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions,
+            sum(f.clicks)::text AS clicks, sum(f.reach)::text AS reach
+     FROM unnest($2::smallint[], $3::date[]) AS t(grain, bucket)
+     CROSS JOIN LATERAL (SELECT * FROM report_spend_levels x
+                         WHERE x.organization_id = $1 AND x.level = $4 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
+     WHERE f.organization_id = $1 ${campaign}
+     GROUP BY f.id, f.currency
+     ORDER BY f.id, f.currency`,
+    params,
+  );
+  return rows.map(toSpendGroup);
+}
+
 export async function spendBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<SpendGroup[]> {
   if (!tiles.length) return [];
+  const level = rollupLevel(grouping, filter);
+  if (level) return spendByLevel(db, organizationId, tiles, level, filter);
   const { params, conditions, week, groupWeek } = where(organizationId, tiles, filter, grouping);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string>>(
@@ -92,10 +125,7 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Buck
      ORDER BY ${id}, f.currency${groupWeek}`,
     params,
   );
-  return rows.map((r) => ({
-    id: r.id, campaign_id: r.campaign_id, adset_id: r.adset_id, currency: r.currency, week: Number(r.week), spend: Number(r.spend),
-    platform_leads: Number(r.platform_leads), impressions: Number(r.impressions), clicks: Number(r.clicks), reach: Number(r.reach),
-  }));
+  return rows.map(toSpendGroup);
 }
 
 export async function leadsBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {

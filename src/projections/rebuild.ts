@@ -2,7 +2,7 @@
 // The API keeps answering from the old tables until the swap commits; the live runner keeps applying
 // to them meanwhile and, after the swap, carries on from the rebuild's checkpoint.
 import type { Client, Pool } from '../db/pool.ts';
-import { START, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
+import { START, comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
 import { ensureCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 
@@ -28,6 +28,19 @@ async function createSideTables(client: Client, projector: Projector, schema: st
   for (const migration of projector.migrations) await client.query(migration.sql);
 }
 
+/**
+ * The store's handled events after a position, filtered by the store: a projector that handles a few
+ * types does not read (or parse) the rest.
+ */
+const readHandled = (store: EventStore, projector: Projector, after: Position) =>
+  store.readAll({ after, maxCount: BATCH, types: projector.handles });
+
+/**
+ * Where a filtered pass ends: its last handled event, or the head seen before it started when that is
+ * later (every event up to that head was visible to the pass, so the checkpoint may pass over them).
+ */
+const passEnd = (lastHandled: Position, headBefore: Position) => (comparePositions(headBefore, lastHandled) > 0 ? headBefore : lastHandled);
+
 /** Replay in batches of one transaction each; the next batch is read while the current one applies. */
 async function replayFrom(
   client: Client,
@@ -36,11 +49,12 @@ async function replayFrom(
   from: Position,
   options: { onProgress?: ReplayProgress; total?: number; seen?: number },
 ): Promise<Replayed> {
+  const head = await store.headPosition();
   let position = from;
   let seen = options.seen ?? 0;
   let handled = 0;
   const read = (after: Position) => {
-    const batch = store.readAll({ after, maxCount: BATCH });
+    const batch = readHandled(store, projector, after);
     // Marked handled now: if applying the current batch fails, this read may fail unobserved.
     batch.catch(() => {});
     return batch;
@@ -48,7 +62,7 @@ async function replayFrom(
   let next = read(from);
   for (;;) {
     const batch = await next;
-    if (batch.length === 0) return { position, seen, handled };
+    if (batch.length === 0) return { position: passEnd(position, head), seen, handled };
     position = batch[batch.length - 1].position;
     next = read(position);
     handled += await applyHandled(client, projector, batch, true);
@@ -90,6 +104,8 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
     const first = await replayFrom(client, store, projector, START, { onProgress, total });
     // A second pass picks up what arrived during the first, so the locked pass below stays short.
     const second = await replayFrom(client, store, projector, first.position, { onProgress, total, seen: first.seen });
+    // Fresh statistics before the swap: the first queries on the new tables are planned on them.
+    for (const table of projector.tables) await client.query(`ANALYZE ${schema}.${table}`);
     await client.query('BEGIN');
     // Lock the checkpoint row: wait for the live batch in flight; from here the live runner waits.
     await ensureCheckpoint(client, projector.name);
@@ -120,11 +136,12 @@ async function swapIn(client: Client, projector: Projector, schema: string): Pro
 }
 
 async function catchUpInTransaction(client: Client, store: EventStore, projector: Projector, from: Position): Promise<Replayed> {
+  const head = await store.headPosition();
   let position = from;
   let handled = 0;
   for (;;) {
-    const batch = await store.readAll({ after: position, maxCount: BATCH });
-    if (batch.length === 0) return { position, seen: 0, handled };
+    const batch = await readHandled(store, projector, position);
+    if (batch.length === 0) return { position: passEnd(position, head), seen: 0, handled };
     handled += await applyHandled(client, projector, batch, false);
     position = batch[batch.length - 1].position;
   }
