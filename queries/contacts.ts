@@ -30,31 +30,43 @@ export interface ContactFilters {
   ad?: string;
 }
 
-/** Each filter is a condition on one column; array columns use their GIN index through @>. */
+/** Each filter as a condition on the contact's row (alias c). */
 const FILTERS: Record<keyof ContactFilters, (n: number) => string> = {
-  stage: (n) => `stage = $${n}`,
-  tag: (n) => `tags @> ARRAY[$${n}::text]`,
-  phoneHash: (n) => `phone_hash = $${n}`,
-  emailHash: (n) => `email_hash = $${n}`,
-  campaign: (n) => `campaign_ids @> ARRAY[$${n}::text]`,
-  adset: (n) => `adset_ids @> ARRAY[$${n}::text]`,
-  ad: (n) => `ad_ids @> ARRAY[$${n}::text]`,
+  stage: (n) => `c.stage = $${n}`,
+  tag: (n) => `c.tags @> ARRAY[$${n}::text]`,
+  phoneHash: (n) => `c.phone_hash = $${n}`,
+  emailHash: (n) => `c.email_hash = $${n}`,
+  campaign: (n) => `c.campaign_ids @> ARRAY[$${n}::text]`,
+  adset: (n) => `c.adset_ids @> ARRAY[$${n}::text]`,
+  ad: (n) => `c.ad_ids @> ARRAY[$${n}::text]`,
 };
 
-const ARRAY_FILTERS = ['tag', 'campaign', 'adset', 'ad'] as const;
+/** Filters that contact_list_keys serves in list order (projections/contacts/0006), under its kind. */
+const KEYED = ['tag', 'campaign', 'adset', 'ad'] as const;
 
-/** One page of live (not merged) contacts as JSON text. */
+/**
+ * One page of live (not merged) contacts as JSON text. With a tag, campaign, ad set or ad filter the
+ * page walks that value's keys and joins the contacts; any other filter is a condition on the row.
+ * Every variant runs one plan whatever the values, so the statements stay prepared.
+ */
 export async function listContacts(db: Queryable, organizationId: string, page: Page, filters: ContactFilters): Promise<JsonPage> {
   const params: unknown[] = [organizationId];
-  const where = ['organization_id = $1', 'merged_into IS NULL'];
+  const where = ['c.organization_id = $1', 'c.merged_into IS NULL'];
+  let from = 'contacts c';
+  let keyAlias = 'c.';
+  const driver = KEYED.find((name) => filters[name] !== undefined);
+  if (driver) {
+    params.push(driver, filters[driver]);
+    from = 'contact_list_keys k JOIN contacts c ON c.organization_id = k.organization_id AND c.id = k.id';
+    where.push('k.organization_id = $1', 'k.kind = $2', 'k.value = $3');
+    keyAlias = 'k.';
+  }
   for (const [name, value] of Object.entries(filters) as [keyof ContactFilters, string | undefined][]) {
-    if (value === undefined) continue;
+    if (value === undefined || name === driver) continue;
     params.push(value);
     where.push(FILTERS[name](params.length));
   }
-  // Whether the GIN index or the list order serves an array filter best depends on the value: planned each time.
-  const prepared = !ARRAY_FILTERS.some((name) => filters[name] !== undefined);
-  return jsonPage(db, { table: 'contacts', item: 'api_json', where, params, prepared }, page);
+  return jsonPage(db, { from, item: 'c.api_json', keyAlias, where, params, prepared: true }, page);
 }
 
 /** Every card (merged ones too) with this phone: they follow its SMS block together. */

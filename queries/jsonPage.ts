@@ -20,9 +20,12 @@ export interface JsonPage {
 }
 
 export interface JsonPageQuery {
-  table: string;
+  /** The FROM clause: the read model's table, or keys in list order joined to it. */
+  from: string;
   /** The SQL of one item's JSON text, which has the resource's `id` and `updated_at` fields. */
   item: string;
+  /** Qualifier of the `updated_at` and `id` columns the page walks in order, such as 'k.' ('' for a lone table). */
+  keyAlias?: string;
   /** The list's conditions, with their parameters numbered from 1 in `params`. */
   where: string[];
   params: unknown[];
@@ -30,19 +33,18 @@ export interface JsonPageQuery {
    * Keep the statement prepared on the connection. Planning costs more than running a page (several times
    * over for a short one), but a prepared statement soon runs one generic plan for every value: only
    * for conditions where that plan is the right one whatever the values (equalities served by an index
-   * in list order, the keyset), never for array containment or time ranges whose best plan depends on
-   * how many rows match.
+   * in list order, the keyset), never for time ranges whose best plan depends on how many rows match.
    */
   prepared: boolean;
 }
 
 /** The statement stays plain (no window, no per-row filter): planning it would cost more than running it. */
 export async function jsonPage(db: Queryable, query: JsonPageQuery, page: Page): Promise<JsonPage> {
-  const { table, item, where, params } = query;
-  const ks = keyset(page, params.length + 2);
-  const text = `SELECT count(*)::int AS found, string_agg(item, E',\\n' ORDER BY ${ks.orderBy}) AS items
-     FROM (SELECT ${item} AS item, updated_at, id FROM ${table} WHERE ${where.join(' AND ')} AND ${ks.where}
-           ORDER BY ${ks.orderBy} LIMIT $${params.length + 1}) AS p`;
+  const { from, item, where, params, keyAlias = '' } = query;
+  const ks = keyset(page, params.length + 2, keyAlias);
+  const text = `SELECT count(*)::int AS found, string_agg(item, E',\\n' ORDER BY ${keyset(page, 0).orderBy}) AS items
+     FROM (SELECT ${item} AS item, ${keyAlias}updated_at AS updated_at, ${keyAlias}id AS id FROM ${from}
+           WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT $${params.length + 1}) AS p`;
   const values = [...params, page.limit + 1, ...ks.params];
   // Statement names are per connection and unique per text: a digest of the text (63 bytes at most).
   const name = query.prepared ? `page_${createHash('sha1').update(text).digest('base64url')}` : undefined;

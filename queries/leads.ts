@@ -65,5 +65,5 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
   }
   // Whether the submission-time index or the list order serves a time range best depends on its width: planned each time.
   const prepared = !filters.from && !filters.to;
-  return jsonPage(db, { table: 'leads', item: leadItem(withAnswers), where, params, prepared }, page);
+  return jsonPage(db, { from: 'leads', item: leadItem(withAnswers), where, params, prepared }, page);
 }

@@ -12,7 +12,7 @@ const maps = [leadHandlers, contactHandlers, intakeHandlers];
 
 export const contactsProjector: Projector = {
   name: 'contacts',
-  tables: ['contacts', 'contact_notes', 'sms_do_not_send', 'leads', 'platform_pages', 'lead_fetches'],
+  tables: ['contacts', 'contact_list_keys', 'contact_notes', 'sms_do_not_send', 'leads', 'platform_pages', 'lead_fetches'],
   migrations: migrationsIn(import.meta.dirname),
   handles: handledBy(maps),
   apply: applyAll(maps),
