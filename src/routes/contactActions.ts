@@ -1,11 +1,32 @@
 // POST /contacts/{id}/stage, /notes, /tags and /sms-optout.
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, type Caller } from '../http/route.ts';
 import { ContactParams, ContactSchema, NoteBody, NoteSchema, SmsOptoutBody, StageBody, StageResultSchema, TagsBody } from '../../commands/contact/schemas.ts';
 import { addNote, changeTags, setSmsOptout } from '../../commands/contact/handlers.ts';
 import { changeStage } from '../../commands/contact/stage.ts';
-import { CONTACT_READ_MODELS, contactAfter } from './contactView.ts';
+import type { Position } from '../eventstore/port.ts';
+import type { Services } from '../services.ts';
+import { CONTACT_READ_MODELS, contactAfter, type Contact } from './contactView.ts';
 
 const MERGED_OR_MISSING = ['not_found', 'contact_merged'] as const;
+
+/** The card a request acts on: the path's id in the caller's organisation. */
+interface Target {
+  organizationId: string;
+  contactId: string;
+}
+
+/**
+ * Run one contact command on the path's card (the command answers 404 or 409 contact_merged) and read
+ * the contact back once the read model shows the command's events, as the caller will read it next.
+ */
+async function actOnContact<T extends { position: Position | null }>(
+  ctx: { params: { id: string }; caller: Caller; services: Services },
+  command: (target: Target) => Promise<T>,
+): Promise<T & { contact: Contact }> {
+  const target = { organizationId: ctx.caller.organizationId, contactId: ctx.params.id };
+  const outcome = await command(target);
+  return { ...outcome, contact: await contactAfter(ctx.services, target.organizationId, target.contactId, outcome.position) };
+}
 
 export const contactStageRoute = defineRoute({
   method: 'post',
@@ -17,17 +38,13 @@ export const contactStageRoute = defineRoute({
   body: StageBody,
   success: { status: 200, schema: StageResultSchema, description: 'The contact and what was queued' },
   errors: [...MERGED_OR_MISSING, 'stage_conflict'],
-  handler: async ({ params, body, caller, services, metadata }) => {
-    const outcome = await changeStage(services, {
-      organizationId: caller.organizationId, contactId: params.id, stage: body.stage, value: body.value ?? null, currency: body.currency ?? null,
-    }, metadata);
+  handler: async (ctx) => {
+    const { body, services, metadata } = ctx;
+    const outcome = await actOnContact(ctx, (target) =>
+      changeStage(services, { ...target, stage: body.stage, value: body.value ?? null, currency: body.currency ?? null }, metadata));
     return {
       status: 200,
-      body: {
-        contact: await contactAfter(services, caller.organizationId, params.id, outcome.position),
-        platform_events_queued: outcome.platformEventsQueued,
-        leads_without_send: outcome.leadsWithoutSend,
-      },
+      body: { contact: outcome.contact, platform_events_queued: outcome.platformEventsQueued, leads_without_send: outcome.leadsWithoutSend },
     };
   },
 });
@@ -59,9 +76,10 @@ export const contactTagsRoute = defineRoute({
   body: TagsBody,
   success: { status: 200, schema: ContactSchema, description: 'The updated contact' },
   errors: [...MERGED_OR_MISSING],
-  handler: async ({ params, body, caller, services, metadata }) => {
-    const { position } = await changeTags(services, { organizationId: caller.organizationId, contactId: params.id, add: body.add, remove: body.remove }, metadata);
-    return { status: 200, body: await contactAfter(services, caller.organizationId, params.id, position) };
+  handler: async (ctx) => {
+    const { body, services, metadata } = ctx;
+    const { contact } = await actOnContact(ctx, (target) => changeTags(services, { ...target, add: body.add, remove: body.remove }, metadata));
+    return { status: 200, body: contact };
   },
 });
 
@@ -75,8 +93,9 @@ export const contactSmsOptoutRoute = defineRoute({
   body: SmsOptoutBody,
   success: { status: 200, schema: ContactSchema, description: 'The updated contact' },
   errors: [...MERGED_OR_MISSING],
-  handler: async ({ params, body, caller, services, metadata }) => {
-    const { position } = await setSmsOptout(services, { organizationId: caller.organizationId, contactId: params.id, smsOptout: body.sms_optout }, metadata);
-    return { status: 200, body: await contactAfter(services, caller.organizationId, params.id, position) };
+  handler: async (ctx) => {
+    const { body, services, metadata } = ctx;
+    const { contact } = await actOnContact(ctx, (target) => setSmsOptout(services, { ...target, smsOptout: body.sms_optout }, metadata));
+    return { status: 200, body: contact };
   },
 });
