@@ -5,6 +5,8 @@ import { createTarget } from '../../commands/target/handlers.ts';
 import { createFlow } from '../../commands/flow/handlers.ts';
 import { pauseSource } from '../../commands/source/handlers.ts';
 import { formSourceId } from '../../commands/source/handlers.ts';
+import { contactsProjector } from '../../projections/contacts/projector.ts';
+import { rebuildProjector } from '../../src/projections/rebuild.ts';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { eventually, importLead } from './support.ts';
 
@@ -86,6 +88,34 @@ test('a paused form source queues nothing; a repeated move to the same stage lat
   await server.request('POST', `/contacts/${repeat.contactId}/stage`, { key: org.key, body: { stage: 'rejected' } });
   const again = await server.request('POST', `/contacts/${repeat.contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 10 } });
   assert.equal([again.body.platform_events_queued, again.body.leads_without_send], [0, 1]);
+});
+
+test('stage changes made through the API apply live and replay in a rebuild to the same rows (no parameter typed two ways)', async ({ server, org }) => {
+  const a = await importLead(server, org, { id: '7301', formId: 'form-sold', email: 'replay@example.com', created: '2025-03-01T10:00:00+0000' });
+  await importLead(server, org, { id: '7302', formId: 'form-quiet', email: 'replay@example.com', created: '2025-03-02T10:00:00+0000' });
+  const moves = [{ stage: 'contacted' }, { stage: 'sold', value: 99.5, currency: 'EUR' }, { stage: 'rejected' }, { stage: 'qualified', value: 5 }];
+  for (const body of moves) {
+    const res = await server.request('POST', `/contacts/${a.contactId}/stage`, { key: org.key, body });
+    assert.is(res.status, 200, JSON.stringify(res.body));
+  }
+  // A lead for the closed person opens cycle 2; its stage change moves only that cycle's lead.
+  await server.request('POST', `/contacts/${a.contactId}/stage`, { key: org.key, body: { stage: 'sold' } });
+  await importLead(server, org, { id: '7303', formId: 'form-quiet', email: 'replay@example.com', created: '2025-04-01T10:00:00+0000' });
+  assert.is((await server.request('POST', `/contacts/${a.contactId}/stage`, { key: org.key, body: { stage: 'contacted' } })).status, 200);
+  await server.settle();
+
+  const rows = async () => {
+    const contacts = await server.services.pool.query('SELECT * FROM contacts WHERE organization_id = $1 ORDER BY id', [org.organizationId]);
+    const leads = await server.services.pool.query('SELECT * FROM leads WHERE organization_id = $1 ORDER BY id', [org.organizationId]);
+    return { contacts: contacts.rows, leads: leads.rows };
+  };
+  const live = await rows();
+  const history = live.leads.find((l) => l.platform_lead_id === '7301').stages.map((s: { stage: string }) => s.stage);
+  assert.equal(history, ['new', 'contacted', 'sold', 'rejected', 'qualified', 'sold']);
+  await rebuildProjector(server.services.pool, server.services.store, contactsProjector);
+  assert.equal(await rows(), live);
+  const status = await server.services.pool.query('SELECT status, error FROM projection_checkpoints WHERE name = $1', ['contacts']);
+  assert.equal(status.rows[0], { status: 'running', error: '' });
 });
 
 test.run();
