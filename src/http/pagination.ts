@@ -14,7 +14,8 @@ export const listParams = {
   limit: z.preprocess(blankIsAbsent, z.coerce.number().int().min(1).max(100).default(25)).describe('Page size, 1-100'),
   // Any string: whatever is not a cursor of this list is invalid_cursor, not validation_error.
   cursor: z.preprocess(blankIsAbsent, z.string().optional()).describe('next_cursor of the previous page of the same list'),
-  order: z.preprocess(blankIsAbsent, z.enum(['asc', 'desc']).default('desc')).describe('Sort by updated_at then id'),
+  order: z.preprocess((v) => (typeof v === 'string' ? blankIsAbsent(v.toLowerCase()) : v), z.enum(['asc', 'desc']).default('desc'))
+    .describe('Sort by updated_at then id'),
   updated_since: z.preprocess((v) => lenientTime(blankIsAbsent(v)), z.iso.datetime({ offset: true }).optional())
     .describe('Only records changed at or after this time (ISO 8601; without an offset it is UTC)'),
 };

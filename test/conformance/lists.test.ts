@@ -49,7 +49,7 @@ test('limit outside 1-100 or not an integer, and an unknown order, are 400 valid
       assert.is(res.body.error.code, 'validation_error', label);
       assert.ok(res.body.error.details.fields.some((f: { field: string }) => f.field === field), label);
     }
-    for (const query of ['limit=1', 'limit=100', 'order=asc', 'order=desc', 'cursor=', 'limit=&cursor=&order=&updated_since=']) {
+    for (const query of ['limit=1', 'limit=100', 'order=asc', 'order=desc', 'order=DESC', 'cursor=', 'limit=&cursor=&order=&updated_since=']) {
       const res = await ctx.server.request('GET', withQuery(pathOf(ctx, endpoint.path), query), { key });
       assert.is(res.status, 200, `${endpoint.path}?${query}`);
     }
