@@ -89,7 +89,9 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
   const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts] = await Promise.all([
     spendBy(db, organizationId, tiles, grouping, filter),
     leadsBy(db, organizationId, tiles, grouping, filter),
-    spendBy(db, organizationId, previousTiles, grouping, filter),
+    // The previous period only feeds the totals per currency, and spend rows carry their currency: the
+    // campaign (or filtered ad set) roll-ups give them with one row per campaign instead of one per ad.
+    spendBy(db, organizationId, previousTiles, { by: params.adset === undefined ? 'campaign_id' : 'adset_id' }, filter),
     leadsBy(db, organizationId, previousTiles, grouping, filter),
     listAds(db, organizationId),
     listCreativeAccounts(db, organizationId),
