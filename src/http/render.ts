@@ -27,6 +27,10 @@ export function sendError(req: Request, res: Response, error: ApiError): void {
 
 /** Map a zod failure to invalid_json (unknown body fields) or validation_error naming each field. */
 export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'params'): ApiError {
+  // A body that is JSON but not an object (an array): as unreadable as a bare string or null.
+  if (where === 'body' && error.issues.some((i) => i.code === 'invalid_type' && i.path.length === 0)) {
+    return new ApiError('invalid_json', { expected: 'a JSON object' });
+  }
   const unknown = error.issues.filter((i) => i.code === 'unrecognized_keys');
   if (where === 'body' && unknown.length) {
     const keys = unknown.flatMap((i) => (i as { keys: string[] }).keys.map((k) => [...i.path, k].join('.')));

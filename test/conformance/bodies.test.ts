@@ -49,7 +49,7 @@ test('a body over 64 KB is 413 payload_too_large; one just under is read', async
 test('text that is not a JSON object is 400 invalid_json on every endpoint with a body', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of withBody) {
-    for (const text of ['{"name":', 'name=x', '"a string"', 'null', '{"a":1}}']) {
+    for (const text of ['{"name":', 'name=x', '"a string"', 'null', '{"a":1}}', '[]', '[{"name":"x"}]', '12']) {
       const res = await ctx.server.request(endpoint.method, pathOf(ctx, endpoint), { key, body: text });
       assert.is(res.status, 400, `${endpoint.method} ${endpoint.path} ${text}: ${res.status}`);
       assert.is(res.body.error.code, 'invalid_json', `${endpoint.method} ${endpoint.path} ${text}`);
