@@ -51,6 +51,15 @@ function describe(error: unknown): string {
   return `unexpected error: ${(error as Error).message ?? String(error)}`;
 }
 
+// A reader that stops early (`| head`) closes the pipe: the rest of the output is dropped, the command
+// still finishes and shuts down cleanly (no EPIPE stack trace).
+let stdoutClosed = false;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE' && !stdoutClosed) throw error;
+  stdoutClosed = true;
+});
+const out = (text: string): void => { if (!stdoutClosed) process.stdout.write(text); };
+
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
@@ -71,10 +80,10 @@ async function main(): Promise<number> {
   try {
     const result = await command.run({
       services: booted.services, booted, json, args, options,
-      print: (line) => { if (!json) process.stdout.write(line + '\n'); },
+      print: (line) => { if (!json) out(line + '\n'); },
       settle: makeSettle(booted.services),
     });
-    if (json) process.stdout.write(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
+    if (json) out(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
     return 0;
   } catch (error) {
     process.stderr.write(describe(error) + '\n');
