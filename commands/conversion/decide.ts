@@ -18,7 +18,7 @@ export interface Route extends PlannedDelivery {
 export interface AcceptConversion {
   conversion: Omit<ConversionAcceptedData, 'deliveries' | 'duplicates'>;
   /** The source as the read model knows it; null when the organisation has no such source. */
-  source: { paused: boolean } | null;
+  source: { kind: string; paused: boolean } | null;
   routes: Route[];
   /** Reservation keys that an earlier append found taken. */
   reserved: ReadonlySet<string>;
@@ -47,6 +47,9 @@ function repeat(state: ConversionState, cmd: AcceptConversion): AcceptDecision {
 
 export function decideAcceptConversion(state: ConversionState, cmd: AcceptConversion): AcceptDecision {
   if (!cmd.source) throw new ApiError('not_found', { source: cmd.conversion.sourceId }, 'unknown source');
+  if (cmd.source.kind === 'form' && cmd.conversion.trigger.kind === 'status') {
+    throw validationError('source', 'a spreadsheet or shop source; form sources convert through lead stages');
+  }
   if (cmd.source.paused) throw new ApiError('source_paused', { source: cmd.conversion.sourceId });
   if (state.accepted) return repeat(state, cmd);
   if (cmd.conversion.value === null && cmd.routes.some((r) => r.eventName === 'Purchase')) {

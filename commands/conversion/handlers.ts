@@ -3,7 +3,9 @@
 // with 'no_stream'; a stream found taken is read (or counted as a duplicate) and the decision made again.
 import { createHash } from 'node:crypto';
 import type { Services } from '../../src/services.ts';
-import { WrongExpectedVersionError, type EventMetadata, type Position } from '../../src/eventstore/port.ts';
+import { WrongExpectedVersionError, type AppendRequest, type EventMetadata, type Position } from '../../src/eventstore/port.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { withTransaction, type Queryable } from '../../src/db/pool.ts';
 import { loadAggregate } from '../../src/eventstore/handle.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
 import { hashEmail, hashExternalId, hashPhone, isSha256Hex, normalizePhone } from '../../src/platform/normalize.ts';
@@ -22,7 +24,12 @@ export interface Accepted {
   duplicates: number;
   sendingEnabled: boolean;
   position: Position;
+  /** The conversion's read model rows were written with its events: readers see it without waiting. */
+  shown: boolean;
 }
+
+/** Writes the read model rows of a new conversion inside the transaction that appends it. */
+export type ShowConversion = (tx: Queryable, conversion: ConversionAcceptedData) => Promise<void>;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const MAX_ATTEMPTS = 8;
@@ -81,7 +88,21 @@ async function loadRouting(services: Services, c: CheckedInput): Promise<Routing
   return { ...routing, source: { kind: state.kind!, paused: state.paused } };
 }
 
-export async function acceptConversion(services: Services, input: ConversionInput, metadata: EventMetadata): Promise<Accepted> {
+/**
+ * One atomic append; on PostgreSQL with `show`, the read model rows commit with the events (the projector's
+ * own insert of them later changes nothing), so the caller need not wait for the projector.
+ */
+async function appendConversion(services: Services, requests: AppendRequest[], metadata: EventMetadata, conversion: ConversionAcceptedData, show?: ShowConversion) {
+  const store = services.store;
+  if (!show || !(store instanceof PostgresEventStore)) return { position: (await store.appendMany(requests, metadata)).position, shown: false };
+  return withTransaction(services.pool, async (tx) => {
+    const appended = await store.appendManyWithin(tx, requests, metadata);
+    await show(tx, conversion);
+    return { position: appended.position, shown: true };
+  });
+}
+
+export async function acceptConversion(services: Services, input: ConversionInput, metadata: EventMetadata, show?: ShowConversion): Promise<Accepted> {
   const now = services.now();
   const checked = checkConversion(input, now);
   const routing = await loadRouting(services, checked);
@@ -93,14 +114,14 @@ export async function acceptConversion(services: Services, input: ConversionInpu
   let position: Position | null = null;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const decision = decideAcceptConversion(state, { conversion, source: routing.source, routes, reserved });
-    const done = (at: Position) => ({ ...decision.result, sendingEnabled: services.config.platformSending, position: at });
-    if (decision.events.length === 0) return done(position!);
+    const done = (at: Position, shown: boolean) => ({ ...decision.result, sendingEnabled: services.config.platformSending, position: at, shown });
+    if (decision.events.length === 0) return done(position!, false);
     try {
-      const appended = await services.store.appendMany([
+      const appended = await appendConversion(services, [
         { stream, events: decision.events, expectedRevision: 'no_stream' },
         ...decision.reservations.map((r) => ({ stream: r.stream, events: [r.event], expectedRevision: 'no_stream' as const })),
-      ], metadata);
-      return done(appended.position);
+      ], metadata, decision.events[0].data, show);
+      return done(appended.position, appended.shown);
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       if (error.stream === stream) {

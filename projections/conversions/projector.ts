@@ -1,6 +1,6 @@
 // Read model of conversions (events_view) and their deliveries (deliveries_view), applied set-wise per batch.
 import { migrationsIn } from '../../src/db/migrate.ts';
-import type { Client } from '../../src/db/pool.ts';
+import type { Client, Queryable } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import type { ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
@@ -9,26 +9,28 @@ import { foldChanges, type DeliveryChange } from './changes.ts';
 
 const columns = <T>(rows: T[][], count: number) => Array.from({ length: count }, (_, i) => rows.map((r) => r[i]));
 
-async function insertConversions(tx: Client, list: ConversionAcceptedData[]): Promise<void> {
+/**
+ * One statement for the conversions and their deliveries. Also called by POST /events inside the append's
+ * transaction (read-your-writes without waiting for this projector); idempotent either way.
+ */
+export async function insertConversions(tx: Queryable, list: ConversionAcceptedData[]): Promise<void> {
   if (list.length === 0) return;
   const events = list.map((c) => [c.eventId, c.organizationId, c.sourceId, c.externalId, c.status, c.platformEventId, c.eventTime, c.value, c.currency ?? '', c.createdAt]);
-  await tx.query(
-    `INSERT INTO events_view (id, organization_id, source_id, external_id, status, platform_event_id, event_time, value, currency, created_at, updated_at)
-     SELECT id, org, src, ext, st, pe, et, val, cur, ca, ca
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::float8[], $9::text[], $10::timestamptz[])
-       AS r(id, org, src, ext, st, pe, et, val, cur, ca)
-     ON CONFLICT (id) DO NOTHING`,
-    columns(events, 10),
-  );
   const deliveries = list.flatMap((c) => c.deliveries.map((d) => [d.deliveryId, c.organizationId, c.eventId, d.targetId, d.datasetId, d.eventName, c.platformEventId, d.mode, c.createdAt]));
-  if (deliveries.length === 0) return;
   await tx.query(
-    `INSERT INTO deliveries_view (id, organization_id, event_id, target_id, dataset_id, event_name, platform_event_id, mode, status, created_at, updated_at)
+    `WITH events AS (
+       INSERT INTO events_view (id, organization_id, source_id, external_id, status, platform_event_id, event_time, value, currency, created_at, updated_at)
+       SELECT id, org, src, ext, st, pe, et, val, cur, ca, ca
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::float8[], $9::text[], $10::timestamptz[])
+         AS r(id, org, src, ext, st, pe, et, val, cur, ca)
+       ON CONFLICT (id) DO NOTHING
+     )
+     INSERT INTO deliveries_view (id, organization_id, event_id, target_id, dataset_id, event_name, platform_event_id, mode, status, created_at, updated_at)
      SELECT id, org, ev, tg, ds, en, pe, md, 'pending', ca, ca
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[])
+     FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::timestamptz[])
        AS r(id, org, ev, tg, ds, en, pe, md, ca)
      ON CONFLICT (id) DO NOTHING`,
-    columns(deliveries, 9),
+    [...columns(events, 10), ...columns(deliveries, 9)],
   );
 }
 

@@ -70,10 +70,17 @@ export class PostgresEventStore implements EventStore {
    * together). Subscribers in other processes learn of it through a NOTIFY delivered at commit.
    */
   async appendWithin(tx: Queryable, request: AppendRequest, metadata: EventMetadata): Promise<AppendResult> {
-    const result = await appendOn(tx, request, metadata);
+    return this.appendManyWithin(tx, [request], metadata);
+  }
+
+  /** Several streams inside the caller's transaction, with one NOTIFY. Returns the result of the last request. */
+  async appendManyWithin(tx: Queryable, requests: AppendRequest[], metadata: EventMetadata): Promise<AppendResult> {
+    if (requests.length === 0) throw new Error('appendManyWithin needs at least one request');
+    let last: AppendResult | null = null;
+    for (const request of requests) last = await appendOn(tx, request, metadata);
     await tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
     this.announce();
-    return result;
+    return last!;
   }
 
   readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -2,11 +2,11 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
 import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
-import { ApiError, validationError } from '../../commands/shared/errors.ts';
+import { ApiError } from '../../commands/shared/errors.ts';
 import { acceptConversion } from '../../commands/conversion/handlers.ts';
 import { Event, EventAccepted, PostEventBody } from '../../commands/conversion/schemas.ts';
+import { insertConversions } from '../../projections/conversions/projector.ts';
 import { deliveriesOfEvents, getEvent, listEvents, type DeliveryRow, type EventRow } from '../../queries/conversions.ts';
-import { getSource } from '../../queries/setup.ts';
 
 /** The projector GET /events and GET /deliveries read: a POST answers once it has the new conversion. */
 export const CONVERSIONS_READ_MODEL = 'conversions';
@@ -39,8 +39,6 @@ export const postEvent = defineRoute({
   success: { status: 202, schema: EventAccepted, description: 'Queued (not yet confirmed by the platform)' },
   errors: ['not_found', 'source_paused', 'event_conflict', 'payload_too_large', 'idempotency_in_progress', 'idempotency_key_reused'],
   handler: async ({ body, caller, services, metadata }) => {
-    const source = await getSource(services.pool, caller.organizationId, body.source);
-    if (source?.kind === 'form') throw validationError('source', 'a spreadsheet or shop source; form sources convert through lead stages');
     const eventTime = typeof body.event_time === 'number' ? new Date(body.event_time * 1000).toISOString() : body.event_time;
     const accepted = await acceptConversion(services, {
       organizationId: caller.organizationId, sourceId: body.source, trigger: { kind: 'status', status: body.status },
@@ -48,8 +46,8 @@ export const postEvent = defineRoute({
       userId: body.user_id, fbp: body.fbp, fbc: body.fbc, eventSourceUrl: body.event_source_url, trackingId: body.tracking_id,
       clientIpAddress: body.client_ip_address, clientUserAgent: body.client_user_agent, value: body.value, currency: body.currency,
       contentIds: body.content_ids,
-    }, metadata);
-    await services.waiter.waitFor([CONVERSIONS_READ_MODEL], accepted.position, 2000);
+    }, metadata, (tx, conversion) => insertConversions(tx, [conversion]));
+    if (!accepted.shown) await services.waiter.waitFor([CONVERSIONS_READ_MODEL], accepted.position, 2000);
     return {
       status: 202,
       body: { event_id: accepted.eventId, deliveries_created: accepted.deliveriesCreated, duplicates: accepted.duplicates, sending_enabled: accepted.sendingEnabled },
