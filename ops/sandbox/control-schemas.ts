@@ -11,6 +11,8 @@ export const behaviourSchema = z.strictObject({
   refuseCode: z.number().int().optional(),
   refuseMessage: z.string().optional(),
   validTokens: z.array(z.string()).optional(),
+  refuseEventIds: z.array(z.string()).optional(),
+  nameRefusedEvent: z.boolean().optional(),
 });
 
 export const pagesSchema = one(z.strictObject({ id, name: z.string().optional() }));

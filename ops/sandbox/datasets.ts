@@ -23,7 +23,20 @@ export interface LedgerLimits {
   maxBatches: number;
 }
 
-export type Verdict = { kind: 'flaky' } | { kind: 'refuse'; code: number; message: string } | { kind: 'check_token'; validTokens?: string[] };
+/** Events the dataset refuses by id, and whether the refusal names the event's index. */
+export interface RefusedEvents {
+  ids: ReadonlySet<string>;
+  named: boolean;
+}
+
+export type Verdict =
+  | { kind: 'flaky' }
+  | { kind: 'refuse'; code: number; message: string }
+  | { kind: 'check_token'; validTokens?: string[]; refused?: RefusedEvents };
+
+function refusedOf(b: DatasetBehaviour): RefusedEvents | undefined {
+  return b.refuseEventIds?.length ? { ids: new Set(b.refuseEventIds), named: b.nameRefusedEvent ?? true } : undefined;
+}
 
 export class DatasetLedger {
   private readonly datasets = new Map<string, DatasetRecord>();
@@ -68,11 +81,11 @@ export class DatasetLedger {
           rec.flakyLeft -= 1;
           return { kind: 'flaky' };
         }
-        return { kind: 'check_token', validTokens: b.validTokens };
+        return { kind: 'check_token', validTokens: b.validTokens, refused: refusedOf(b) };
       case 'refuse':
         return { kind: 'refuse', code: b.refuseCode ?? 100, message: b.refuseMessage ?? 'Invalid parameter' };
       case 'accept':
-        return { kind: 'check_token', validTokens: b.validTokens };
+        return { kind: 'check_token', validTokens: b.validTokens, refused: refusedOf(b) };
       default: {
         const never: never = b.mode;
         throw new Error(`unknown dataset mode ${String(never)}`);

@@ -1,5 +1,6 @@
 // POST /{version}/{dataset_id}/events: the Conversions API endpoint, validated the way the platform does.
 import { fbtraceId, graphError, invalidParameter, invalidToken, isBadToken, unexpectedError, type GraphErrorAnswer } from './graph-errors.ts';
+import type { RefusedEvents } from './datasets.ts';
 import type { SandboxStore } from './store.ts';
 
 const MAX_EVENTS = 1000;
@@ -66,6 +67,14 @@ function batchProblem(events: unknown[] | null, nowS: number): GraphErrorAnswer 
   return null;
 }
 
+/** An event the dataset was told to refuse: the whole batch is refused, naming the event or not. */
+function refusedProblem(events: unknown[], refused: RefusedEvents | undefined): GraphErrorAnswer | null {
+  if (!refused) return null;
+  const i = events.findIndex((e) => isObject(e) && typeof e.event_id === 'string' && refused.ids.has(e.event_id));
+  if (i < 0) return null;
+  return invalidParameter(refused.named ? `Invalid parameter: data[${i}] was refused by the dataset` : 'Invalid parameter');
+}
+
 function decide(store: SandboxStore, datasetId: string, token: string, events: unknown[] | null): Answer {
   const verdict = store.ledger.verdict(datasetId);
   switch (verdict.kind) {
@@ -78,7 +87,7 @@ function decide(store: SandboxStore, datasetId: string, token: string, events: u
         : graphError(400, verdict.code, verdict.message);
     case 'check_token': {
       if (isBadToken(token) || (verdict.validTokens && !verdict.validTokens.includes(token))) return invalidToken();
-      const problem = batchProblem(events, Math.floor(Date.now() / 1000));
+      const problem = batchProblem(events, Math.floor(Date.now() / 1000)) ?? refusedProblem(events!, verdict.refused);
       if (problem) return problem;
       return { status: 200, body: { events_received: events?.length ?? 0, messages: [], fbtrace_id: fbtraceId() } };
     }

@@ -11,6 +11,10 @@ export interface DatasetBehaviour {
   refuseMessage?: string;
   /** When set, only these access tokens are valid for the dataset (empty and 'bad' never are). */
   validTokens?: string[];
+  /** Events (by event_id) whose presence makes the platform refuse the whole batch, as it does a bad event. */
+  refuseEventIds?: string[];
+  /** Whether that refusal names the event (`data[i]`, the default) or says only "Invalid parameter". */
+  nameRefusedEvent?: boolean;
 }
 
 /** One POST /{dataset}/events request as the sandbox saw it. */

@@ -54,4 +54,15 @@ export async function waitForDeliveries(server: TestServer, key: string, eventId
   return all;
 }
 
+/** Waits until every delivery of the events is in the work table (a store head read now could still hide them). */
+export async function waitForQueued(server: TestServer, eventIds: string[], expected: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await server.services.pool.query<{ n: string }>('SELECT count(*) AS n FROM delivery_queue WHERE event_id = ANY($1)', [eventIds]);
+    if (Number(rows[0].n) === expected) return;
+    if (Date.now() > deadline) throw new Error(`${rows[0].n} of ${expected} deliveries queued`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export const recentIso = (secondsAgo = 60) => new Date(Date.now() - secondsAgo * 1000).toISOString();

@@ -1,0 +1,100 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
+import { DeliveryWorker, deliveryWorkerOptions } from '../../src/processes/deliveries/worker.ts';
+import { MAX_AGE_MS } from '../../commands/conversion/validate.ts';
+import { setupConversions, waitForDeliveries, waitForQueued, type Setup } from './support.ts';
+
+// The server only queues; each test runs one worker claim by hand, so the whole queue goes out as one batch.
+const test = suite<{ server: TestServer; sandbox: Sandbox }>('Deliveries: a refused batch is split; an event too old is cancelled unsent');
+test.before(async (ctx) => {
+  ctx.sandbox = await startSandbox();
+  ctx.server = await startTestServer({ PLATFORM_SENDING: 'off', PLATFORM_API_URL: ctx.sandbox.url });
+});
+test.after(async (ctx) => {
+  await ctx.server.stop();
+  await ctx.sandbox.stop();
+});
+
+async function queue(server: TestServer, s: Setup, events: { id: string; eventTime?: string }[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const e of events) {
+    const body = { source: s.sourceId, status: 'won', consent: true, external_id: e.id, event_id: e.id, email: `${e.id}@example.com`, event_time: e.eventTime };
+    const res = await server.request('POST', '/events', { key: s.key, body });
+    assert.is(res.status, 202, JSON.stringify(res.body));
+    ids.push(res.body.event_id);
+  }
+  await waitForQueued(server, ids, ids.length);
+  return ids;
+}
+
+/** One claim of the queue, sent and recorded; returns how many deliveries it took. */
+function sendOnce(server: TestServer): Promise<number> {
+  return new DeliveryWorker(server.services, deliveryWorkerOptions(server.services, { sending: true })).runOnce();
+}
+
+const byPlatformId = (deliveries: any[]) => new Map(deliveries.map((d) => [d.platform_event_id, d]));
+
+test('a refusal naming data[i] fails that event alone; the rest of the batch is sent again and accepted', async ({ server, sandbox }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '4001', mode: 'live' }] });
+  sandbox.setDatasetBehaviour('4001', { mode: 'accept', refuseEventIds: ['named-2'] });
+  const eventIds = await queue(server, s, [0, 1, 2, 3, 4].map((i) => ({ id: `named-${i}` })));
+  assert.is(await sendOnce(server), 5);
+
+  const deliveries = byPlatformId(await waitForDeliveries(server, s.key, eventIds));
+  const bad = deliveries.get('named-2');
+  assert.is(bad.status, 'failed');
+  assert.is(bad.attempts, 1);
+  assert.match(bad.last_error, /data\[\d\] was refused by the dataset/);
+  for (const id of ['named-0', 'named-1', 'named-3', 'named-4']) {
+    assert.is(deliveries.get(id).status, 'accepted', id);
+    assert.is(deliveries.get(id).attempts, 1, id);
+  }
+  const received = sandbox.received('4001');
+  assert.equal(received.batches.map((b) => [b.status, b.eventCount]), [[400, 5], [200, 4]]);
+  assert.is(sandbox.ledger.timesAccepted('4001', 'named-2'), 0);
+});
+
+test('a refusal without a name halves the batch until the bad event is alone; every good event is accepted once', async ({ server, sandbox }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '4002', mode: 'live' }] });
+  sandbox.setDatasetBehaviour('4002', { mode: 'accept', refuseEventIds: ['halves-5'], nameRefusedEvent: false });
+  const ids = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `halves-${i}`);
+  const eventIds = await queue(server, s, ids.map((id) => ({ id })));
+  assert.is(await sendOnce(server), 8);
+
+  const deliveries = byPlatformId(await waitForDeliveries(server, s.key, eventIds));
+  assert.is(deliveries.get('halves-5').status, 'failed');
+  assert.is(deliveries.get('halves-5').last_error, 'Invalid parameter (code 100)');
+  for (const id of ids.filter((id) => id !== 'halves-5')) {
+    assert.is(deliveries.get(id).status, 'accepted', id);
+    assert.is(deliveries.get(id).attempts, 1, id);
+    assert.is(sandbox.ledger.timesAccepted('4002', id), 1, id);
+  }
+  // 8 refused, then per level the good half accepted and the bad half refused, down to the bad event alone.
+  const received = sandbox.received('4002');
+  assert.is(received.requests, 7);
+  assert.is(received.batches.filter((b) => b.status === 400).map((b) => b.eventCount).join(','), '8,4,2,1');
+  assert.is(received.acceptedEvents, 7);
+});
+
+test('an event older than 7 days minus a minute is cancelled without being sent; the fresh one beside it goes', async ({ server, sandbox }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '4003', mode: 'live' }] });
+  // Accepted (under 7 days old), but inside the last minute before the platform's limit by the time it is sent.
+  const almostTooOld = new Date(Date.now() - MAX_AGE_MS + 30_000).toISOString();
+  const eventIds = await queue(server, s, [{ id: 'old-1', eventTime: almostTooOld }, { id: 'fresh-1' }]);
+  assert.is(await sendOnce(server), 2);
+
+  const deliveries = byPlatformId(await waitForDeliveries(server, s.key, eventIds));
+  const old = deliveries.get('old-1');
+  assert.is(old.status, 'cancelled');
+  assert.is(old.attempts, 0);
+  assert.match(old.last_error, '7 days');
+  assert.is(deliveries.get('fresh-1').status, 'accepted');
+  const received = sandbox.received('4003');
+  assert.equal(received.events.map((e) => e.event_id), ['fresh-1']);
+  const cancelled = await server.services.store.readAll({ types: ['DeliveryCancelled'] });
+  assert.ok(cancelled.some((e) => (e.data as { deliveryId: string }).deliveryId === old.id));
+});
+
+test.run();
