@@ -1,8 +1,8 @@
 // `npm start`: the embedded PostgreSQL (or DATABASE_URL), migrations, the API and the workers in one process.
-import http from 'node:http';
 import { loadConfig } from './config.ts';
 import { boot } from './boot.ts';
 import { closeApp, createApp, type AppState } from './http/app.ts';
+import { createHttpServer } from './http/server.ts';
 
 const config = loadConfig();
 const state: AppState = { ready: false };
@@ -13,7 +13,7 @@ else await booted.services.waiter.listen();
 if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses (tests and demos only)');
 
 const app = createApp(booted.services, state);
-const server = http.createServer(app);
+const server = createHttpServer(app);
 server.listen(config.port, () => {
   state.ready = true;
   const { port } = server.address() as import('node:net').AddressInfo;

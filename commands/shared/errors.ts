@@ -23,7 +23,6 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   payload_too_large: 413,
   internal_error: 500,
-  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

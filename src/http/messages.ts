@@ -25,7 +25,6 @@ export const MESSAGES: Record<ErrorCode, Record<Language, string>> = {
   idempotency_key_reused: { pl: 'Ten sam klucz idempotencji użyty z inną treścią.', en: 'The same Idempotency-Key was used with a different body.' },
   payload_too_large: { pl: 'Treść zapytania przekracza 64 KB.', en: 'The request body is over 64 KB.' },
   internal_error: { pl: 'Błąd po stronie serwera; spróbuj ponownie później.', en: 'Server-side error; retry later.' },
-  service_unavailable: { pl: 'Usługa jeszcze nie jest gotowa.', en: 'The service is not ready yet.' },
 };
 
 /** Accept-Language with quality values: English when an en tag outranks pl, Polish otherwise. */

@@ -64,4 +64,13 @@ test('/healthz answers without a key', async (ctx) => {
   assert.equal(await res.json(), { status: 'ok' });
 });
 
+test('a request line over the 16 KB header limit is the JSON error body, not an empty answer', async (ctx) => {
+  const res = await fetch(`${ctx.server.origin}/v1/contacts?tag=${'x'.repeat(20_000)}`, { headers: { authorization: `Bearer ${ctx.org.key}` } });
+  assert.is(res.status, 400);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  const body = await res.json() as { error: { code: string; message: string } };
+  assert.is(body.error.code, 'validation_error');
+  assert.ok(body.error.message.length > 0);
+});
+
 test.run();

@@ -1,10 +1,10 @@
 // The real service on an ephemeral port against a fresh database, with helpers to make organisations,
 // keys and requests. Workers (projectors, process managers) run in the same process, as in `npm start`.
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { boot, type Booted } from '../../src/boot.ts';
 import { closeApp, createApp, type AppState } from '../../src/http/app.ts';
+import { createHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Services } from '../../src/services.ts';
 import { createOrganization } from '../../commands/organization/handlers.ts';
@@ -81,7 +81,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   await booted.startWorkers();
   const state: AppState = { ready: true };
   const app = createApp(booted.services, state);
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { services } = booted;

@@ -1,0 +1,27 @@
+// The Node HTTP server around the app: requests Node refuses before Express sees them (a request line or headers
+// over the 16 KB limit, a malformed request) still get the specification's error body, not an empty answer.
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
+import { MESSAGES } from './messages.ts';
+
+export function createHttpServer(app: Express): http.Server {
+  const server = http.createServer(app);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
+  return server;
+}
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+  // The request was not read, so its Accept-Language is unknown: the default language (Polish).
+  const body = JSON.stringify({ error: { code: 'validation_error', message: MESSAGES.validation_error.pl, details: { reason: requestProblem(error) } } });
+  socket.end(
+    'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function requestProblem(error: NodeJS.ErrnoException): string {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'request line or headers over 16 KB';
+  return 'malformed HTTP request';
+}
