@@ -16,9 +16,10 @@ interface DayRow {
 /*
  * $1..$13: the newest row per (organisation, day, account, ad) of the chunk. `days` writes them and
  * returns each one's difference against what the table held (RETURNING old, PostgreSQL 18); `buckets`
- * adds those differences to the ad's 7- and 56-day buckets and the outer statement to its campaign's and
- * ad set's days and buckets (a day row keeps the campaign and ad set it was first written with, so the
- * differences land where its earlier values did). Amounts are rounded to 6 decimals, as the reports read them.
+ * adds those differences to the ad's 7- and 56-day buckets, and the outer statement to its campaign's and
+ * ad set's days and buckets (summed per ad set and day first: a tenth of the rows to spread over grains and
+ * levels). A day row keeps the campaign and ad set it was first written with, so the differences land
+ * where its earlier values did. Amounts are rounded to 6 decimals, as the reports read them.
  */
 export const APPLY_SQL = `
 WITH days AS (
@@ -50,7 +51,10 @@ INSERT INTO report_spend_levels AS f (organization_id, level, grain, bucket, acc
 SELECT o, l.level, g.grain, day - (((day - DATE '2001-01-01') % g.grain + g.grain) % g.grain), a, campaign_id,
        CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END, max(currency),
        sum(spend), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
-FROM days CROSS JOIN (VALUES (1), (7), (56)) AS g(grain) CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
+FROM (SELECT o, day, a, campaign_id, adset_id, max(currency) AS currency, sum(spend) AS spend, sum(impressions) AS impressions,
+             sum(clicks) AS clicks, sum(reach) AS reach, sum(platform_leads) AS platform_leads
+      FROM days GROUP BY o, day, a, campaign_id, adset_id) AS adset_days
+CROSS JOIN (VALUES (1), (7), (56)) AS g(grain) CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
 GROUP BY 1, 2, 3, 4, 5, 6, 7
 ON CONFLICT (organization_id, level, grain, bucket, account, campaign_id, id) DO UPDATE SET spend = f.spend + excluded.spend,
   impressions = f.impressions + excluded.impressions, clicks = f.clicks + excluded.clicks, reach = f.reach + excluded.reach,
