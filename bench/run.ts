@@ -79,7 +79,8 @@ async function main(): Promise<number> {
     console.error(`unknown bench ${unknown.join(', ')} (available: ${known.join(', ')})`);
     return 2;
   }
-  const cluster = await startEmbeddedPostgres(path.join(root, '.bench-data'), { fast: true });
+  // BENCH_DATA_DIR: a cluster apart, so that a bench running beside another is not stopped when that one ends.
+  const cluster = await startEmbeddedPostgres(process.env.BENCH_DATA_DIR ? path.resolve(process.env.BENCH_DATA_DIR) : path.join(root, '.bench-data'), { fast: true });
   const created: BenchDatabase[] = [];
   const ctx: BenchContext = {
     urlFor: cluster.urlFor,

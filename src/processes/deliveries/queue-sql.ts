@@ -73,8 +73,14 @@ export async function settleBatch(db: Queryable, organizationId: string, token: 
   }
 }
 
-/** An organisation's deliveries still waiting, due or not, claimed or not. */
-export async function queueDepth(db: Queryable, organizationId: string): Promise<number> {
-  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM delivery_queue WHERE organization_id = $1', [organizationId]);
+/** The organisations' deliveries still waiting, due or not, claimed or not. */
+export async function queueDepth(db: Queryable, organizationIds: string[]): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM delivery_queue WHERE organization_id = ANY($1)', [organizationIds]);
   return Number(rows[0].n);
+}
+
+/** Whether any delivery of the organisations still waits: stops at the first row, unlike a count. */
+export async function anyQueued(db: Queryable, organizationIds: string[]): Promise<boolean> {
+  const { rows } = await db.query<{ queued: boolean }>('SELECT EXISTS (SELECT 1 FROM delivery_queue WHERE organization_id = ANY($1)) AS queued', [organizationIds]);
+  return rows[0].queued;
 }
