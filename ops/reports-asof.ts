@@ -19,7 +19,8 @@ async function replayUntil(client: Client, store: EventStore, projector: Project
   for (const migration of projector.migrations) await client.query(migration.sql);
   let after = START;
   for (;;) {
-    const read = await store.readAll({ after, maxCount: BATCH });
+    // Every event's time counts for the cut, but only the projector's own events need their data.
+    const read = await store.readAll({ after, maxCount: BATCH, payloadTypes: projector.handles });
     if (read.length === 0) return;
     // The log is cut at its first event past the moment: the state then was a prefix of the store.
     const cut = read.findIndex((e) => Date.parse(e.createdAt) > until);
