@@ -35,6 +35,9 @@ export interface LeadFilters {
   to?: TimeBound;
 }
 
+/** How many pages' worth of leads a time window's first try walks in list order. */
+const WALK_PAGES = 10;
+
 const COLUMN_FILTERS = { form: 'source_id', campaign: 'campaign_id', adset: 'adset_id', ad: 'ad_id', contact: 'contact_id', stage: 'stage' } as const;
 
 /**
@@ -49,6 +52,7 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
     params.push(filters[name]);
     where.push(`${column} = $${params.length}`);
   }
+  const times: string[] = [];
   const zone = () => {
     params.push(timezone);
     return params.length;
@@ -56,14 +60,20 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
   if (filters.from) {
     params.push('day' in filters.from ? filters.from.day : filters.from.instant);
     const n = params.length;
-    where.push('day' in filters.from ? `submitted_at >= ($${n}::date)::timestamp AT TIME ZONE $${zone()}` : `submitted_at >= $${n}::timestamptz`);
+    times.push('day' in filters.from ? `submitted_at >= ($${n}::date)::timestamp AT TIME ZONE $${zone()}` : `submitted_at >= $${n}::timestamptz`);
   }
   if (filters.to) {
     params.push('day' in filters.to ? filters.to.day : filters.to.instant);
     const n = params.length;
-    where.push('day' in filters.to ? `submitted_at < ($${n}::date + 1)::timestamp AT TIME ZONE $${zone()}` : `submitted_at <= $${n}::timestamptz`);
+    times.push('day' in filters.to ? `submitted_at < ($${n}::date + 1)::timestamp AT TIME ZONE $${zone()}` : `submitted_at <= $${n}::timestamptz`);
   }
-  // Whether the submission-time index or the list order serves a time range best depends on its width: planned each time.
-  const prepared = !filters.from && !filters.to;
-  return jsonPage(db, { from: 'leads', item: leadItem(withAnswers), where, params, prepared }, page);
+  const item = leadItem(withAnswers);
+  if (times.length === 0) return jsonPage(db, { from: 'leads', item, where, params, prepared: true }, page);
+  // A time window: the list walked in order with the submission time checked on each lead needs no plan
+  // of its own and serves wide or recent windows (a sync) at once; when WALK_PAGES pages of leads do not
+  // fill the page, the window is narrow or old, and the submission-time index serves it, planned for
+  // these values (a generic plan sorted a 30-day window's 16,000 leads: 310 ms instead of 0.4 ms).
+  const walked = await jsonPage(db, { from: 'leads', item, where, params, prepared: true, walk: { rows: WALK_PAGES * (page.limit + 1), checks: times } }, page);
+  if (walked.hasMore) return walked;
+  return jsonPage(db, { from: 'leads', item, where: [...where, ...times], params, prepared: false }, page);
 }
