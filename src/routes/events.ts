@@ -8,7 +8,7 @@ import { Event, EventAccepted, PostEventBody } from '../../commands/conversion/s
 import { insertConversions } from '../../projections/conversions/projector.ts';
 import { deliveriesOfEvents, getEvent, listEvents, type DeliveryRow, type EventRow } from '../../queries/conversions.ts';
 
-/** The projector GET /events and GET /deliveries read: a POST answers once it has the new conversion. */
+/** The projector GET /events and GET /deliveries read: a POST writes its rows with the append, or waits for it. */
 export const CONVERSIONS_READ_MODEL = 'conversions';
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());

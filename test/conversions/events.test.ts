@@ -120,6 +120,16 @@ test('a paused source answers 409 source_paused; a status without flows queues n
   assert.is(res.body.error.code, 'source_paused');
 });
 
+test('a form source converts through lead stages only: POST /events names it as a validation_error', async ({ server, s }) => {
+  const { createSource } = await import('../../commands/source/handlers.ts');
+  const form = await createSource(server.services.store, { organizationId: s.organizationId, kind: 'form', name: 'Lead form', platformFormId: '770001' }, new Date());
+  await server.services.waiter.waitFor(['setup'], form.position, 10_000);
+  const res = await post(server, s.key, { ...base(s), source: form.id, external_id: 'via-form' });
+  assert.is(res.status, 400);
+  assert.is(res.body.error.code, 'validation_error');
+  assert.ok(JSON.stringify(res.body.error.details).includes('source'), JSON.stringify(res.body.error.details));
+});
+
 test('lists filter and page; another organisation sees no event and no delivery', async ({ server, s }) => {
   for (let i = 0; i < 3; i++) await post(server, s.key, { ...base(s), external_id: 'paged', status: 'won', event_id: `page-${i}` });
   const first = await server.request('GET', '/events?external_id=paged&limit=2', { key: s.key });
