@@ -13,6 +13,14 @@ export interface QueuedPush {
   url: string;
   secret_ciphertext: string;
   resumes: number;
+  due_at: Date;
+}
+
+/** A subscription's claims may start at this due time: every row due before it was sent or is held. */
+export interface StartAt {
+  organizationId: string;
+  webhookId: string;
+  dueAt: Date;
 }
 
 export interface Claim {
@@ -24,6 +32,8 @@ export interface Claim {
   pauseAfter: number;
   /** Pushes of one subscription in one claim at most. */
   perSubscription: number;
+  /** Where each subscription's scan may start (a subscription not named: from its oldest row). */
+  startAt: StartAt[];
 }
 
 /**
@@ -32,7 +42,8 @@ export interface Claim {
  * Due pushes of active subscriptions below the failure count, with the subscription's current URL and
  * secret (so a rotated secret signs what is still queued): at most `perSubscription` of each, oldest first,
  * so a subscription with a long backlog cannot hold back the others. Rows another worker holds (lock or
- * unexpired lease) are skipped.
+ * unexpired lease) are skipped. A start place skips the index entries of pushes sent and deleted but not yet
+ * vacuumable, which every scan from the oldest row would otherwise visit one by one.
  */
 export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPush[]> {
   const { rows } = await db.query<QueuedPush>(
@@ -41,9 +52,13 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
        LEFT JOIN webhook_health h ON h.organization_id = s.organization_id AND h.webhook_id = s.id AND h.resumes = s.resumes
        WHERE s.active AND COALESCE(h.consecutive, 0) < $5
      ), batch AS (
-       SELECT pick.id FROM eligible e CROSS JOIN LATERAL (
+       SELECT pick.id FROM eligible e
+       LEFT JOIN unnest($7::text[], $8::text[], $9::timestamptz[]) AS start(organization_id, webhook_id, due_at)
+         ON start.organization_id = e.organization_id AND start.webhook_id = e.id
+       CROSS JOIN LATERAL (
          SELECT q.id, q.due_at, q.seq FROM webhook_queue q
          WHERE q.organization_id = e.organization_id AND q.webhook_id = e.id AND q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
+           AND q.due_at >= COALESCE(start.due_at, '-infinity')
          ORDER BY q.due_at, q.seq LIMIT $6 FOR UPDATE SKIP LOCKED
        ) pick
        ORDER BY pick.due_at, pick.seq LIMIT $4
@@ -52,8 +67,9 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
      FROM webhook_subscriptions s
      -- An array, not a join: joined, the planner scans the whole queue (dead rows included) for 100 ids.
      WHERE q.id = ANY(ARRAY(SELECT id FROM batch)) AND s.organization_id = q.organization_id AND s.id = q.webhook_id
-     RETURNING q.id, q.organization_id, q.webhook_id, q.event_type, q.payload, q.created_at, q.attempts, s.url, s.secret_ciphertext, s.resumes`,
-    [claim.now, claim.token, claim.until, claim.limit, claim.pauseAfter, claim.perSubscription],
+     RETURNING q.id, q.organization_id, q.webhook_id, q.event_type, q.payload, q.created_at, q.attempts, s.url, s.secret_ciphertext, s.resumes, q.due_at`,
+    [claim.now, claim.token, claim.until, claim.limit, claim.pauseAfter, claim.perSubscription,
+      claim.startAt.map((a) => a.organizationId), claim.startAt.map((a) => a.webhookId), claim.startAt.map((a) => a.dueAt)],
   );
   return rows;
 }

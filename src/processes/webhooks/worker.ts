@@ -17,6 +17,7 @@ import { WEBHOOK_QUEUE_CHANNEL } from '../../../projections/webhook_outbox/proje
 import { organizationsWithAttempts, purgeAttempts } from '../../../queries/webhooks.ts';
 import { claimPushes, pausesDue, recordHealth, settlePushes, type Health, type QueuedPush } from './queue-sql.ts';
 import { outcomesOf, type Attempted, type Outcomes } from './outcomes.ts';
+import { ClaimStarts } from './claim-starts.ts';
 
 export interface WebhookSenderOptions {
   loops: number;
@@ -28,6 +29,8 @@ export interface WebhookSenderOptions {
   leaseMs: number;
   /** How often the idle sender as a whole looks for due pushes (retries come due without a NOTIFY). */
   idlePollMs: number;
+  /** How often a claim scans from each subscription's oldest row (see claim-starts.ts). */
+  fullScanMs: number;
   /** Purge of old attempt records and the check for pauses left undone. */
   maintenanceMs: number;
   retrySchedule: number[];
@@ -41,7 +44,7 @@ export function webhookSenderOptions(services: Services, overrides: Partial<Webh
   const { config } = services;
   const timeoutMs = overrides.timeoutMs ?? config.webhookTimeoutMs;
   return {
-    loops: 4, batchSize: 100, perSubscription: 40, idlePollMs: 250, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
+    loops: 4, batchSize: 100, perSubscription: 40, idlePollMs: 250, fullScanMs: 5000, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
     pauseAfter: config.webhookPauseAfter, allowPrivate: config.webhookAllowPrivate, leaseMs: timeoutMs * 2 + 1000, ...overrides, timeoutMs,
   };
 }
@@ -51,10 +54,13 @@ export class WebhookSender {
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
   private readonly agents: SenderAgents = createSenderAgents();
+  private readonly starts: ClaimStarts;
   private listener: Listener | null = null;
   private maintenance: NodeJS.Timeout | null = null;
 
-  constructor(private readonly services: Services, private readonly options: WebhookSenderOptions) {}
+  constructor(private readonly services: Services, private readonly options: WebhookSenderOptions) {
+    this.starts = new ClaimStarts(options.fullScanMs);
+  }
 
   start(): this {
     this.listen();
@@ -119,7 +125,9 @@ export class WebhookSender {
     const now = this.services.now();
     const token = randomUUID();
     const { batchSize: limit, pauseAfter, leaseMs, perSubscription } = this.options;
-    const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription });
+    const startAt = this.starts.next(Date.now());
+    const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription, startAt });
+    this.starts.claimed(pushes);
     if (pushes.length === 0) return 0;
     this.wakeOne();
     const secrets = this.secretsOf(pushes);
