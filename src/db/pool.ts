@@ -9,8 +9,10 @@ export type Client = pg.PoolClient;
 
 export function createPool(connectionString: string, max = 20): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
-  // An idle client that dies (server restart) must not crash the process.
+  // A client that dies (server restart or shutdown) must not crash the process: idle ones report on the pool,
+  // checked-out ones between two queries on themselves; either way their next query fails and is handled there.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
