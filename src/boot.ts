@@ -42,7 +42,7 @@ export async function boot(config: Config, options: { log?: Logger; fastEmbedded
   await migrateAll(pool);
   const store = await openEventStore(config, pool, url);
   const waiter = new CheckpointWaiter(pool, url);
-  const secrets = await loadSecrets(pool);
+  const secrets = await loadSecrets(pool, config.secretKey);
   const services: Services = { config, pool, store, log, waiter, secrets, now: () => new Date() };
 
   const stops: (() => Promise<void>)[] = [];

@@ -17,7 +17,7 @@ export interface Config {
   /** Failed webhook attempts in a row that pause a subscription. */
   webhookPauseAfter: number;
   webhookTimeoutMs: number;
-  /** Key that encrypts secrets at rest (tokens, webhook secrets); derived from DATA_DIR when unset. */
+  /** Passphrase the key of secrets at rest (tokens, webhook secrets) is derived from; unset: a random key kept in the database. */
   secretKey: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Run the workers (projectors, process managers) in this process. */
