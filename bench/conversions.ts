@@ -94,7 +94,10 @@ async function startSandboxProcess(): Promise<{ url: string; stop(): void }> {
     });
     child.once('exit', () => reject(new Error('the sandbox did not start')));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  // Also when this process dies of an uncaught error (a bench beside it stopping the shared cluster did that).
+  const stop = () => child.kill('SIGTERM');
+  process.once('exit', stop);
+  return { url, stop };
 }
 
 /** Posts the worker's own kind of batches straight to the sandbox: what the platform side alone allows. */
