@@ -89,17 +89,18 @@ async function applyHandled(client: Client, projector: Projector, batch: Recorde
   return handled.length;
 }
 
-export async function countEvents(pool: Pool): Promise<number> {
-  const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM es_events');
+/** Events of the given types in the store: what a rebuild will read (its progress total). */
+export async function countEvents(pool: Pool, types: readonly string[]): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM es_events WHERE event_type = ANY($1)', [types]);
   return Number(rows[0].n);
 }
 
-/** Rebuild one projector; progress reports events read so far out of the store's size. */
+/** Rebuild one projector; progress reports events read so far out of the store's events of its types. */
 export async function rebuildProjector(pool: Pool, store: EventStore, projector: Projector, onProgress?: ReplayProgress): Promise<Position> {
   const schema = `rebuild_${projector.name.replace(/\W/g, '_')}`;
   const client = await pool.connect();
   try {
-    const total = store.kind === 'postgres' ? await countEvents(pool) : 0;
+    const total = store.kind === 'postgres' ? await countEvents(pool, projector.handles) : 0;
     await createSideTables(client, projector, schema);
     const first = await replayFrom(client, store, projector, START, { onProgress, total });
     // A second pass picks up what arrived during the first, so the locked pass below stays short.
