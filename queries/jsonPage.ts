@@ -44,23 +44,30 @@ export interface JsonPageQuery {
   walk?: { rows: number; checks: string[] };
 }
 
+/** A row count for the statement's text: only ever a whole number. */
+function count(n: number): string {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`not a row count: ${n}`);
+  return String(n);
+}
+
 /** One statement, cheap to plan and to run: no window functions, and rows filtered only by a capped walk. */
 export async function jsonPage(db: Queryable, query: JsonPageQuery, page: Page): Promise<JsonPage> {
   const { from, item, where, params, keyAlias = '', walk } = query;
-  const ks = keyset(page, params.length + 2, keyAlias);
-  const values = [...params, page.limit + 1, ...ks.params];
+  const ks = keyset(page, params.length + 1, keyAlias);
+  const values = [...params, ...ks.params];
+  // Row counts are written into the text, not passed: with LIMIT $n the generic plan is costed for an
+  // unknown count and PostgreSQL keeps planning every execution anew, prepared or not.
   const listed = `${from} WHERE ${where.join(' AND ')} AND ${ks.where}`;
   let source = listed;
   let alias = keyAlias;
   if (walk) {
-    values.push(walk.rows);
-    source = `(SELECT * FROM ${listed} ORDER BY ${ks.orderBy} LIMIT $${values.length}) AS walked WHERE ${walk.checks.join(' AND ')}`;
+    source = `(SELECT * FROM ${listed} ORDER BY ${ks.orderBy} LIMIT ${count(walk.rows)}) AS walked WHERE ${walk.checks.join(' AND ')}`;
     alias = '';
   }
   const order = keyset(page, 0, alias).orderBy;
   const text = `SELECT count(*)::int AS found, string_agg(item, E',\\n' ORDER BY ${keyset(page, 0).orderBy}) AS items
      FROM (SELECT ${item} AS item, ${alias}updated_at AS updated_at, ${alias}id AS id FROM ${source}
-           ORDER BY ${order} LIMIT $${params.length + 1}) AS p`;
+           ORDER BY ${order} LIMIT ${count(page.limit + 1)}) AS p`;
   // Statement names are per connection and unique per text: a digest of the text (63 bytes at most).
   const name = query.prepared ? `page_${createHash('sha1').update(text).digest('base64url')}` : undefined;
   const { rows } = await db.query<{ found: number; items: string | null }>({ name, text, values });

@@ -52,7 +52,8 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
     params.push(filters[name]);
     where.push(`${column} = $${params.length}`);
   }
-  const times: string[] = [];
+  /** Conditions on the submission time: [operator, bound]. */
+  const times: [string, string][] = [];
   const zone = () => {
     params.push(timezone);
     return params.length;
@@ -60,12 +61,12 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
   if (filters.from) {
     params.push('day' in filters.from ? filters.from.day : filters.from.instant);
     const n = params.length;
-    times.push('day' in filters.from ? `submitted_at >= ($${n}::date)::timestamp AT TIME ZONE $${zone()}` : `submitted_at >= $${n}::timestamptz`);
+    times.push(['>=', 'day' in filters.from ? `($${n}::date)::timestamp AT TIME ZONE $${zone()}` : `$${n}::timestamptz`]);
   }
   if (filters.to) {
     params.push('day' in filters.to ? filters.to.day : filters.to.instant);
     const n = params.length;
-    times.push('day' in filters.to ? `submitted_at < ($${n}::date + 1)::timestamp AT TIME ZONE $${zone()}` : `submitted_at <= $${n}::timestamptz`);
+    times.push('day' in filters.to ? ['<', `($${n}::date + 1)::timestamp AT TIME ZONE $${zone()}`] : ['<=', `$${n}::timestamptz`]);
   }
   const item = leadItem(withAnswers);
   if (times.length === 0) return jsonPage(db, { from: 'leads', item, where, params, prepared: true }, page);
@@ -73,7 +74,11 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
   // of its own and serves wide or recent windows (a sync) at once; when WALK_PAGES pages of leads do not
   // fill the page, the window is narrow or old, and the submission-time index serves it, planned for
   // these values (a generic plan sorted a 30-day window's 16,000 leads: 310 ms instead of 0.4 ms).
-  const walked = await jsonPage(db, { from: 'leads', item, where, params, prepared: true, walk: { rows: WALK_PAGES * (page.limit + 1), checks: times } }, page);
+  // In the walk each bound is a sub-select, computed once: a generic plan would convert the day in the
+  // zone again for every lead it checks.
+  const checks = times.map(([op, bound]) => `submitted_at ${op} (SELECT ${bound})`);
+  const walked = await jsonPage(db, { from: 'leads', item, where, params, prepared: true, walk: { rows: WALK_PAGES * (page.limit + 1), checks } }, page);
   if (walked.hasMore) return walked;
-  return jsonPage(db, { from: 'leads', item, where: [...where, ...times], params, prepared: false }, page);
+  const conditions = times.map(([op, bound]) => `submitted_at ${op} ${bound}`);
+  return jsonPage(db, { from: 'leads', item, where: [...where, ...conditions], params, prepared: false }, page);
 }
