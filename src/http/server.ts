@@ -7,6 +7,10 @@ import { MESSAGES } from './messages.ts';
 
 export function createHttpServer(app: Express): http.Server {
   const server = http.createServer(app);
+  // Idle keep-alive connections outlive the clients' and load balancers' own idle time-outs (60 s is common), so a
+  // client never sends a request on a socket the server is just closing ("socket hang up" / "fetch failed").
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
   return server;
 }
