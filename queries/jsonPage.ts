@@ -36,12 +36,6 @@ export interface JsonPageQuery {
    * in list order, the keyset), never for time ranges whose best plan depends on how many rows match.
    */
   prepared: boolean;
-  /**
-   * Walk at most `rows` rows of the list in order and keep those meeting `checks` (parameters numbered in
-   * `params` too): one plan for every value of a condition no index in list order serves. A page that
-   * fills up within the walk is exact; one that does not may be missing rows further on.
-   */
-  walk?: { rows: number; checks: string[] };
 }
 
 /** A row count for the statement's text: only ever a whole number. */
@@ -50,24 +44,16 @@ function count(n: number): string {
   return String(n);
 }
 
-/** One statement, cheap to plan and to run: no window functions, and rows filtered only by a capped walk. */
+/** One statement, cheap to plan and to run: no window functions, no per-row filter. */
 export async function jsonPage(db: Queryable, query: JsonPageQuery, page: Page): Promise<JsonPage> {
-  const { from, item, where, params, keyAlias = '', walk } = query;
+  const { from, item, where, params, keyAlias = '' } = query;
   const ks = keyset(page, params.length + 1, keyAlias);
   const values = [...params, ...ks.params];
-  // Row counts are written into the text, not passed: with LIMIT $n the generic plan is costed for an
+  // The row count is written into the text, not passed: with LIMIT $n the generic plan is costed for an
   // unknown count and PostgreSQL keeps planning every execution anew, prepared or not.
-  const listed = `${from} WHERE ${where.join(' AND ')} AND ${ks.where}`;
-  let source = listed;
-  let alias = keyAlias;
-  if (walk) {
-    source = `(SELECT * FROM ${listed} ORDER BY ${ks.orderBy} LIMIT ${count(walk.rows)}) AS walked WHERE ${walk.checks.join(' AND ')}`;
-    alias = '';
-  }
-  const order = keyset(page, 0, alias).orderBy;
   const text = `SELECT count(*)::int AS found, string_agg(item, E',\\n' ORDER BY ${keyset(page, 0).orderBy}) AS items
-     FROM (SELECT ${item} AS item, ${alias}updated_at AS updated_at, ${alias}id AS id FROM ${source}
-           ORDER BY ${order} LIMIT ${count(page.limit + 1)}) AS p`;
+     FROM (SELECT ${item} AS item, ${keyAlias}updated_at AS updated_at, ${keyAlias}id AS id FROM ${from}
+           WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${count(page.limit + 1)}) AS p`;
   // Statement names are per connection and unique per text: a digest of the text (63 bytes at most).
   const name = query.prepared ? `page_${createHash('sha1').update(text).digest('base64url')}` : undefined;
   const { rows } = await db.query<{ found: number; items: string | null }>({ name, text, values });

@@ -1,12 +1,11 @@
-// GET /leads with from/to: a page is first looked for by walking the list in order (ten pages' worth of
-// leads, the submission time checked on each), and when that does not fill it, through the
-// submission-time index. Either way every page holds exactly the window's leads in list order.
+// GET /leads with from/to: windows near the newest changes and narrow old ones (planned differently, see
+// queries/leads.ts) page through exactly the window's leads in list order.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { importLead } from './support.ts';
 
-const test = suite<{ server: TestServer; org: TestOrg }>('Leads by submission window: the same pages however they are found');
+const test = suite<{ server: TestServer; org: TestOrg }>('Leads by submission window: every page holds exactly the window\'s leads in list order');
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
   ctx.org = await ctx.server.newOrganization({ timezone: 'UTC' });
@@ -33,21 +32,20 @@ async function walk(server: TestServer, org: TestOrg, query: string): Promise<st
 /** Platform ids of the leads submitted on days first..last, newest change first. */
 const days = (first: number, last: number) => Array.from({ length: last - first + 1 }, (_, i) => String(660000 + last - i));
 
-test('a recent window fills its pages from the walk in list order', async ({ server, org }) => {
+test('a recent window', async ({ server, org }) => {
   assert.equal(await walk(server, org, 'limit=2&from=2025-01-21&to=2025-01-30'), days(21, 30));
   assert.equal(await walk(server, org, 'limit=3&from=2025-01-21'), days(21, 30));
   assert.equal(await walk(server, org, 'limit=2&order=asc&from=2025-01-21&to=2025-01-30'), days(21, 30).reverse());
 });
 
-test('an old narrow window, beyond ten pages of leads in list order, is found through the submission time', async ({ server, org }) => {
-  // limit 1: the walk covers 20 leads (days 30 to 11); days 2-4 lie beyond it.
+test('an old narrow window, far down the list', async ({ server, org }) => {
   assert.equal(await walk(server, org, 'limit=1&from=2025-01-02&to=2025-01-04'), days(2, 4));
   assert.equal(await walk(server, org, `limit=1&from=${encodeURIComponent('2025-01-02T12:00:00Z')}&to=${encodeURIComponent('2025-01-04T12:00:00Z')}`), days(2, 4));
   assert.equal(await walk(server, org, 'limit=1&to=2025-01-03'), days(1, 3));
   assert.equal(await walk(server, org, 'limit=100&from=2025-02-01'), []);
 });
 
-test('a window with another filter, and one that spans both ways of finding its pages', async ({ server, org }) => {
+test('a wide window, and one with another filter', async ({ server, org }) => {
   assert.equal(await walk(server, org, 'limit=4&from=2025-01-05&to=2025-01-28'), days(5, 28));
   assert.equal(await walk(server, org, 'limit=4&from=2025-01-05&to=2025-01-28&stage=new'), days(5, 28));
   assert.equal(await walk(server, org, 'limit=4&from=2025-01-05&stage=sold'), []);
