@@ -23,10 +23,17 @@ function common(report: CampaignReport | CreativeReport): string[] {
     [`${report.previous.from}..${report.previous.to}`, ...metricCells(t.currency, t.previous)],
   ])));
   lines.push('', 'Spend syncs');
-  lines.push(...table(['account', 'state', 'last success', 'covers', 'error'], report.syncs.map((s) => [
-    `${s.account} ${s.name}`, s.state, s.last_success_at, s.synced_from ? `${s.synced_from}..${s.synced_to}` : null, s.last_error || null,
+  lines.push(...table(['account', 'state', 'last success', 'synced days', 'this range', 'error'], report.syncs.map((s) => [
+    `${s.account} ${s.name}`, s.state, s.last_success_at, syncedDays(s.synced_ranges), s.covers_range ? 'complete' : 'not all synced', s.last_error || null,
   ])));
   return lines;
+}
+
+/** The days the syncs covered, range by range (the newest three, with a count of the older ones). */
+export function syncedDays(ranges: { from: string; to: string }[], shown = 3): string | null {
+  if (ranges.length === 0) return null;
+  const text = ranges.slice(-shown).map((r) => (r.from === r.to ? r.from : `${r.from}..${r.to}`)).join(', ');
+  return ranges.length > shown ? `(${ranges.length - shown} earlier), ${text}` : text;
 }
 
 export function campaignLines(r: CampaignReport): string[] {

@@ -38,10 +38,13 @@ async function applyAccountEvent(db: Queryable, type: Handled, data: unknown): P
     case 'AdSpendSyncSucceeded': {
       const d = data as SpendData<'AdSpendSyncSucceeded'>;
       await db.query(
-        `INSERT INTO report_accounts AS a (organization_id, account, last_success_at, synced_from, synced_to, last_rows)
-         VALUES ($1, $2, $3, $4, $5, $6)
+        // synced_days: the union of the windows synced (a 0-row window counts: the platform had no spend
+        // there); synced_from/synced_to: its first and last day.
+        `INSERT INTO report_accounts AS a (organization_id, account, last_success_at, synced_from, synced_to, last_rows, synced_days)
+         VALUES ($1, $2, $3, $4, $5, $6, datemultirange(daterange(LEAST($4::date, $5::date), GREATEST($4::date, $5::date), '[]')))
          ON CONFLICT (organization_id, account) DO UPDATE SET last_success_at = $3, last_rows = $6,
-           synced_from = LEAST(a.synced_from, $4::date), synced_to = GREATEST(a.synced_to, $5::date)`,
+           synced_from = LEAST(a.synced_from, $4::date), synced_to = GREATEST(a.synced_to, $5::date),
+           synced_days = COALESCE(a.synced_days, '{}'::datemultirange) + datemultirange(daterange(LEAST($4::date, $5::date), GREATEST($4::date, $5::date), '[]'))`,
         [d.organizationId, d.account, d.at, d.since, d.until, d.rows],
       );
       return;

@@ -43,13 +43,22 @@ export interface AccountRow {
   last_error: string;
   synced_from: string | null;
   synced_to: string | null;
+  /** The days successful syncs covered, oldest first, as inclusive ranges. */
+  synced_ranges: DayRange[];
   last_rows: number | null;
+}
+
+export interface DayRange {
+  from: string;
+  to: string;
 }
 
 export async function listAccounts(db: Queryable, organizationId: string): Promise<AccountRow[]> {
   const { rows } = await db.query<AccountRow>(
     `SELECT account, name, currency, connected_at, last_success_at, last_failure_at, last_error,
-            synced_from::text AS synced_from, synced_to::text AS synced_to, last_rows
+            synced_from::text AS synced_from, synced_to::text AS synced_to, last_rows,
+            COALESCE((SELECT json_agg(json_build_object('from', lower(r)::text, 'to', (upper(r) - 1)::text) ORDER BY lower(r))
+                      FROM unnest(synced_days) AS r), '[]'::json) AS synced_ranges
      FROM report_accounts WHERE organization_id = $1 ORDER BY account`,
     [organizationId],
   );
@@ -129,6 +138,7 @@ export interface SyncItem {
   last_error: string;
   synced_from: string | null;
   synced_to: string | null;
+  synced_ranges: DayRange[];
   covers_range: boolean;
 }
 
@@ -141,8 +151,9 @@ export function syncItems(accounts: AccountRow[], from: string, to: string): Syn
       account: a.account, name: a.name, currency: a.currency, state,
       last_success_at: a.last_success_at?.toISOString() ?? null, last_failure_at: a.last_failure_at?.toISOString() ?? null,
       last_error: state === 'failing' ? a.last_error : '',
-      synced_from: a.synced_from, synced_to: a.synced_to,
-      covers_range: a.synced_from !== null && a.synced_to !== null && a.synced_from <= from && a.synced_to >= to,
+      synced_from: a.synced_from, synced_to: a.synced_to, synced_ranges: a.synced_ranges,
+      // Ranges are disjoint and not adjacent (a multirange merges those), so one of them holds the whole range or none does.
+      covers_range: a.synced_ranges.some((r) => r.from <= from && r.to >= to),
     };
   });
 }

@@ -1,6 +1,6 @@
 // One row of the creative report: a creative group's metrics, delivery, weekly trend, momentum and fatigue.
 import type { CreativeGroup } from './creative-groups.ts';
-import { fatigueOf, momentumOf, VERDICT_TEXT, type Fatigue, type WeekPoint } from './fatigue.ts';
+import { fatigueOf, momentumOf, reasonOf, type Fatigue, type WeekPoint } from './fatigue.ts';
 import { deliveryOf, emptySums, metricsOf, roundTo, type Delivery, type Metrics, type Sums } from './metrics.ts';
 
 export interface TrendItem {
@@ -51,6 +51,6 @@ export function creativeRow(
     delivery: deliveryOf(range),
     trend: series.map((s, i) => trendItem(weeks[i].index, s)),
     momentum: momentumOf(points),
-    fatigue: { ...fatigue, reason: VERDICT_TEXT[fatigue.verdict][language] },
+    fatigue: { ...fatigue, reason: reasonOf(fatigue, language) },
   };
 }

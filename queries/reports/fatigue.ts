@@ -75,8 +75,13 @@ export function fatigueOf(weeks: WeekPoint[]): Fatigue {
   const ctrFell = ctrChange !== null && -ctrChange >= rule.ctrDrop;
   const cplRose = cplChange !== null && cplChange >= rule.costPerLeadRise;
   const frequencyRose = frequencyChange !== null && frequencyChange >= rule.frequencyRise;
+  // No lead in any active week: cost per lead has nothing to be compared with (spend with no lead before
+  // and after is not a rise), so neither "cost per lead not rising" (fresh) nor a cost signal (fatigued)
+  // can be said. Click-through and frequency alone can still show the ad tiring.
+  const noLeads = active.every(({ w }) => w.leads === 0);
   let verdict: Verdict = 'stable';
-  if (ctrFell && -ctrChange! >= rule.ctrDropFatigued && cplRose && frequencyRose) verdict = 'fatigued';
+  if (noLeads) verdict = ctrFell && frequencyRose ? 'fatiguing' : 'insufficient_data';
+  else if (ctrFell && -ctrChange! >= rule.ctrDropFatigued && cplRose && frequencyRose) verdict = 'fatigued';
   else if (ctrFell && (cplRose || frequencyRose)) verdict = 'fatiguing';
   else if ((ctrChange === null || ctrChange >= rule.freshCtrShare - 1) && !cplRose) verdict = 'fresh';
   return {
@@ -111,3 +116,15 @@ export const VERDICT_TEXT: Record<Verdict, { pl: string; en: string }> = {
   fatigued: { pl: 'Kreacja zmęczona: CTR wyraźnie niższy niż w najlepszym tygodniu, koszt leada i częstotliwość rosną. Czas ją wymienić.', en: 'Worn out: click-through well below its best week while cost per lead and frequency rise. Time to replace it.' },
   insufficient_data: { pl: 'Za mało danych: potrzeba co najmniej 3 tygodni po 1000 wyświetleń, w tym ostatniego.', en: 'Not enough data: needs at least 3 weeks of 1,000 impressions, the last week included.' },
 };
+
+/** The reason of an insufficient_data verdict given on active weeks that brought no lead at all. */
+export const NO_LEADS_TEXT = {
+  pl: 'Za mało danych: w ocenianych tygodniach wydatki bez żadnego leada, więc nie ma kosztu leada do porównania.',
+  en: 'Not enough data: the weeks judged have spend but no lead at all, so there is no cost per lead to compare.',
+};
+
+/** The verdict in words; an insufficient_data verdict says which data is missing. */
+export function reasonOf(fatigue: Fatigue, language: 'pl' | 'en'): string {
+  if (fatigue.verdict === 'insufficient_data' && fatigue.best_week !== null) return NO_LEADS_TEXT[language];
+  return VERDICT_TEXT[fatigue.verdict][language];
+}

@@ -7,7 +7,8 @@ import { addDays, isDay, spanDays } from '../../projections/reporting_shared/day
 import type { Level } from './catalog.ts';
 
 export const MAX_RANGE_DAYS = 366;
-export const DEFAULT_RANGE_DAYS = 30;
+/** Default `from` of the campaign report: this many days before `to` ("default 30 days ago"). */
+export const DEFAULT_DAYS_BACK = 30;
 /** A range whose last day is within this many days of today may still gain sales. */
 export const MATURING_DAYS = 30;
 
@@ -15,7 +16,7 @@ const day = (what: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isD
 const id = (what: string) => z.string().min(1).max(100).describe(what);
 
 export const CampaignReportQuery = z.object({
-  from: day('First day, YYYY-MM-DD in the organisation\'s time zone (default: 29 days before `to`).').optional(),
+  from: day('First day, YYYY-MM-DD in the organisation\'s time zone (default: 30 days before `to`, i.e. 30 days ago when `to` is not given; the range then spans 31 days).').optional(),
   to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today). Not before `from`; at most 366 days from `from`.').optional(),
   level: z.enum(['campaign', 'adset', 'ad']).describe('Row level (default campaign).').optional(),
   campaign: id('Platform campaign id; narrows the adset and ad levels (a validation_error at campaign level).').optional(),
@@ -62,7 +63,7 @@ function checkRange(range: Range): Range {
 
 export function resolveCampaignParams(query: z.infer<typeof CampaignReportQuery>, today: string): CampaignParams {
   const to = query.to ?? (query.from && query.from > today ? query.from : today);
-  const range = checkRange({ from: query.from ?? addDays(to, -(DEFAULT_RANGE_DAYS - 1)), to });
+  const range = checkRange({ from: query.from ?? addDays(to, -DEFAULT_DAYS_BACK), to });
   const level = query.level ?? 'campaign';
   if (query.campaign !== undefined && level === 'campaign') throw validationError('campaign', 'applies to the adset and ad levels');
   if (query.adset !== undefined && level !== 'ad') throw validationError('adset', 'applies to the ad level');

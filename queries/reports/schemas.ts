@@ -45,9 +45,10 @@ export const Sync = z.object({
   last_success_at: z.string().nullable().describe('Last successful spend sync (date-time).'),
   last_failure_at: z.string().nullable().describe('Last failed spend sync (date-time).'),
   last_error: z.string().describe('Error of the last failed sync while failing; empty otherwise.'),
-  synced_from: z.string().nullable().describe('First day any successful sync covered.'),
+  synced_from: z.string().nullable().describe('First day any successful sync covered (the days between synced_from and synced_to were not all synced: see synced_ranges).'),
   synced_to: z.string().nullable().describe('Last day any successful sync covered.'),
-  covers_range: z.boolean().describe('True when synced_from..synced_to covers the report\'s range: spend is complete.'),
+  synced_ranges: z.array(z.object({ from: z.string(), to: z.string() })).describe('The days successful syncs actually covered, as inclusive ranges of days (YYYY-MM-DD), oldest first; a sync that returned no row still covers its window (no spend there).'),
+  covers_range: z.boolean().describe('True when the synced days (synced_ranges) include every day of the report\'s range: spend is complete.'),
 }).meta({ id: 'ReportSync', description: 'Spend sync state of one ad account.' });
 
 export const Previous = z.object({ from: day('First day of the previous period'), to: day('Last day of the previous period') })
@@ -91,14 +92,14 @@ export const CampaignReport = z.object({
 
 const Fatigue = z.object({
   verdict: z.enum(['fresh', 'stable', 'fatiguing', 'fatigued', 'insufficient_data']),
-  best_week: z.number().int().nullable().describe('Index of the earlier week with the best click-through.'),
+  best_week: z.number().int().nullable().describe('Index of the earlier week with the best click-through; null when there are too few active weeks.'),
   ctr_change: z.number().nullable().describe('Last week\'s CTR against the best week (signed ratio).'),
   cost_per_lead_change: z.number().nullable().describe('Last week\'s cost per lead against the earlier active weeks pooled (signed ratio).'),
   frequency_change: z.number().nullable().describe('Last week\'s frequency against the best week (signed ratio).'),
   reason: z.string().describe('The verdict in words, in the caller\'s language.'),
 }).meta({
   id: 'CreativeFatigue',
-  description: `Fatigue rule. An active week has at least ${FATIGUE_RULE.minWeekImpressions} impressions. insufficient_data: the last week is not active or fewer than ${FATIGUE_RULE.minActiveWeeks} weeks are. Otherwise, against the earlier active week with the best CTR: fatigued when CTR fell at least ${FATIGUE_RULE.ctrDropFatigued * 100}% AND cost per lead rose at least ${FATIGUE_RULE.costPerLeadRise * 100}% (against the earlier active weeks pooled; spend with no lead counts as a rise) AND frequency rose at least ${FATIGUE_RULE.frequencyRise * 100}%; fatiguing when CTR fell at least ${FATIGUE_RULE.ctrDrop * 100}% and cost per lead or frequency rose as much; fresh when CTR is at least ${FATIGUE_RULE.freshCtrShare * 100}% of the best week and cost per lead did not rise; stable otherwise.`,
+  description: `Fatigue rule. An active week has at least ${FATIGUE_RULE.minWeekImpressions} impressions. insufficient_data: the last week is not active or fewer than ${FATIGUE_RULE.minActiveWeeks} weeks are. When no active week brought a lead (spend but no lead at all), cost per lead cannot be compared: fatiguing when CTR fell at least ${FATIGUE_RULE.ctrDrop * 100}% and frequency rose at least ${FATIGUE_RULE.frequencyRise * 100}%, else insufficient_data (never fresh, stable or fatigued; best_week, ctr_change and frequency_change are still given). Otherwise, against the earlier active week with the best CTR: fatigued when CTR fell at least ${FATIGUE_RULE.ctrDropFatigued * 100}% AND cost per lead rose at least ${FATIGUE_RULE.costPerLeadRise * 100}% (against the earlier active weeks pooled; spend with no lead counts as a rise) AND frequency rose at least ${FATIGUE_RULE.frequencyRise * 100}%; fatiguing when CTR fell at least ${FATIGUE_RULE.ctrDrop * 100}% and cost per lead or frequency rose as much; fresh when CTR is at least ${FATIGUE_RULE.freshCtrShare * 100}% of the best week and cost per lead did not rise; stable otherwise.`,
 });
 
 const Delivery = z.object({

@@ -4,6 +4,7 @@ import type { TestOrg, TestServer } from '../support/server.ts';
 import { settleReports, startReportServer } from './support.ts';
 import { Given } from './events.ts';
 import { givenCampaignScenario, PREVIOUS, RANGE } from './scenario.ts';
+import { addDays, localDays } from '../../projections/reporting_shared/days.ts';
 
 const test = suite<{ server: TestServer; org: TestOrg }>('Campaign report: the hand-built scenario');
 test.before(async (ctx) => {
@@ -116,9 +117,29 @@ test('filters: campaign narrows ad sets and ads, adset narrows ads', async (ctx)
 test('syncs: each ad account with its state', async (ctx) => {
   const res = await report(ctx, `from=${RANGE.from}&to=${RANGE.to}`);
   assert.equal(res.body.syncs, [
-    { account: 'act_1', name: 'Account act_1', currency: 'PLN', state: 'ok', last_success_at: '2024-04-01T03:00:00.000Z', last_failure_at: null, last_error: '', synced_from: '2024-02-01', synced_to: '2024-03-31', covers_range: true },
-    { account: 'act_2', name: 'Account act_2', currency: 'EUR', state: 'failing', last_success_at: '2024-04-01T03:00:00.000Z', last_failure_at: '2024-04-02T03:00:00.000Z', last_error: 'token expired', synced_from: '2024-03-01', synced_to: '2024-03-31', covers_range: true },
+    { account: 'act_1', name: 'Account act_1', currency: 'PLN', state: 'ok', last_success_at: '2024-04-01T03:00:00.000Z', last_failure_at: null, last_error: '', synced_from: '2024-02-01', synced_to: '2024-03-31', synced_ranges: [{ from: '2024-02-01', to: '2024-03-31' }], covers_range: true },
+    { account: 'act_2', name: 'Account act_2', currency: 'EUR', state: 'failing', last_success_at: '2024-04-01T03:00:00.000Z', last_failure_at: '2024-04-02T03:00:00.000Z', last_error: 'token expired', synced_from: '2024-03-01', synced_to: '2024-03-31', synced_ranges: [{ from: '2024-03-01', to: '2024-03-31' }], covers_range: true },
   ]);
+});
+
+test('syncs: the days actually synced, not the span from the first synced day to the last', async (ctx) => {
+  const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
+  const given = new Given(ctx.server.services.store, org.organizationId);
+  await given.accountConnected('act_9', 'PLN', 'Account act_9');
+  await given.syncSucceeded('act_9', '2024-03-01', '2024-03-31', '2024-04-01T03:00:00.000Z');
+  await given.syncSucceeded('act_9', '2024-03-25', '2024-04-07', '2024-04-08T03:00:00.000Z'); // overlaps: one range
+  await given.syncSucceeded('act_9', '2023-01-01', '2023-01-31', '2024-04-09T03:00:00.000Z'); // an old month, 0 rows
+  await given.syncSucceeded('act_9', '2024-04-08', '2024-04-08', '2024-04-09T04:00:00.000Z'); // adjacent: merged
+  await settleReports(ctx.server, given.last);
+  const syncs = async (query: string) => (await ctx.server.request('GET', `/campaigns/report?${query}`, { key: org.key })).body.syncs;
+  const [sync] = await syncs('from=2024-03-01&to=2024-04-08');
+  assert.equal([sync.synced_from, sync.synced_to], ['2023-01-01', '2024-04-08']);
+  assert.equal(sync.synced_ranges, [{ from: '2023-01-01', to: '2023-01-31' }, { from: '2024-03-01', to: '2024-04-08' }]);
+  assert.is(sync.covers_range, true);
+  // Inside synced_from..synced_to but never synced: not covered.
+  assert.is((await syncs('from=2023-12-01&to=2023-12-31'))[0].covers_range, false);
+  assert.is((await syncs('from=2024-02-28&to=2024-03-10'))[0].covers_range, false);
+  assert.is((await syncs('from=2023-01-05&to=2023-01-20'))[0].covers_range, true);
 });
 
 test('a range of exactly 366 days is answered from the roll-ups; 367 days is a validation_error', async (ctx) => {
@@ -142,12 +163,20 @@ test('bad parameters are validation errors', async (ctx) => {
   }
 });
 
-test('defaults: the last 30 days, maturing', async (ctx) => {
+test('defaults: from 30 days ago to today (organisation time zone), maturing', async (ctx) => {
+  const today = () => localDays('Europe/Warsaw')(new Date().toISOString());
+  const before = today();
   const res = await report(ctx, '');
+  const after = today();
   assert.is(res.status, 200);
   assert.is(res.body.maturing, true);
-  const days = (Date.parse(res.body.to) - Date.parse(res.body.from)) / 86_400_000 + 1;
-  assert.is(days, 30);
+  assert.ok([before, after].includes(res.body.to), res.body.to);
+  assert.is(res.body.from, addDays(res.body.to, -30));
+  assert.equal(res.body.previous, { from: addDays(res.body.to, -61), to: addDays(res.body.to, -31) });
+  // Only `to` given: `from` is 30 days before it.
+  const onlyTo = await report(ctx, `to=${RANGE.to}`);
+  assert.is(onlyTo.status, 200);
+  assert.equal([onlyTo.body.from, onlyTo.body.to], [addDays(RANGE.to, -30), RANGE.to]);
 });
 
 test('another organisation\'s key sees an empty report; a key without the scope is refused', async (ctx) => {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fatigueOf, momentumOf, type WeekPoint } from '../../queries/reports/fatigue.ts';
+import { fatigueOf, momentumOf, reasonOf, VERDICT_TEXT, type WeekPoint } from '../../queries/reports/fatigue.ts';
 
 /** A week from CTR (per mille), frequency, spend and leads; 10,000 impressions unless told. */
 const week = (ctrPerMille: number, frequency: number, spend: number, leads: number, impressions = 10_000): WeekPoint => ({
@@ -60,6 +60,28 @@ test('insufficient data: too few active weeks, or a quiet last week', () => {
   // Enough earlier weeks, but the last one (paused) is below the floor.
   const paused = fatigueOf([week(20, 1, 100, 10), week(20, 1, 100, 10), week(20, 1, 100, 10), week(5, 2, 5, 0, 999)]);
   assert.equal(paused, { verdict: 'insufficient_data', best_week: null, ctr_change: null, cost_per_lead_change: null, frequency_change: null });
+  assert.is(reasonOf(paused, 'en'), VERDICT_TEXT.insufficient_data.en);
+});
+
+test('spend but no lead in any active week: never fresh; insufficient data unless CTR and frequency show fatigue', () => {
+  // CTR at its best, frequency flat, 100 spent every week and no lead: was `fresh` before.
+  const atBest = fatigueOf([week(18, 1.0, 100, 0), week(19, 1.0, 100, 0), week(20, 1.0, 100, 0), week(20, 1.0, 100, 0)]);
+  assert.is(atBest.verdict, 'insufficient_data');
+  assert.is(atBest.cost_per_lead_change, null);
+  assert.is(atBest.best_week, 3);
+  assert.is(reasonOf(atBest, 'en'), 'Not enough data: the weeks judged have spend but no lead at all, so there is no cost per lead to compare.');
+  // A small dip, nothing else moving (was `stable`): the cost signal cannot be read either.
+  assert.is(fatigueOf([week(20, 1.0, 100, 0), week(20, 1.0, 100, 0), week(17, 1.0, 100, 0)]).verdict, 'insufficient_data');
+  // CTR down 40% with frequency up 25%: tiring whatever the leads; with no cost signal it is not `fatigued`.
+  const tiring = fatigueOf([week(20, 1.2, 100, 0), week(20, 1.2, 100, 0), week(12, 1.5, 100, 0)]);
+  assert.is(tiring.verdict, 'fatiguing');
+  assert.is(reasonOf(tiring, 'en'), VERDICT_TEXT.fatiguing.en);
+  // A lead in a week that is not active does not count: the active weeks have none.
+  assert.is(fatigueOf([week(20, 1, 100, 2, 500), week(20, 1, 100, 0), week(20, 1, 100, 0), week(20, 1, 100, 0)]).verdict, 'insufficient_data');
+  // One lead in an earlier active week is enough to judge: the last week's spend with no lead is a rise.
+  assert.is(fatigueOf([week(20, 1, 100, 1), week(20, 1, 100, 0), week(20, 1, 100, 0)]).verdict, 'stable');
+  // Leads only in the last week: cost per lead fell from none; CTR at its best: fresh.
+  assert.is(fatigueOf([week(20, 1, 100, 0), week(20, 1, 100, 0), week(20, 1, 100, 3)]).verdict, 'fresh');
 });
 
 test('momentum: last week against the average earlier week since the first active one', () => {
