@@ -22,7 +22,8 @@ export async function getLeadJson(db: Queryable, organizationId: string, leadId:
 }
 
 /** A bound of the submission time: a day in the organisation's zone, or an exact instant. */
-export type TimeBound = { day: string } | { instant: string };
+/** A day or a wall-clock time (`local`) in the organisation's zone, or an instant. */
+export type TimeBound = { day: string } | { local: string } | { instant: string };
 
 export interface LeadFilters {
   form?: string;
@@ -53,15 +54,16 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
     params.push(timezone);
     return params.length;
   };
-  if (filters.from) {
-    params.push('day' in filters.from ? filters.from.day : filters.from.instant);
-    const n = params.length;
-    where.push('day' in filters.from ? `submitted_at >= ($${n}::date)::timestamp AT TIME ZONE $${zone()}` : `submitted_at >= $${n}::timestamptz`);
-  }
-  if (filters.to) {
-    params.push('day' in filters.to ? filters.to.day : filters.to.instant);
-    const n = params.length;
-    where.push('day' in filters.to ? `submitted_at < ($${n}::date + 1)::timestamp AT TIME ZONE $${zone()}` : `submitted_at <= $${n}::timestamptz`);
+  if (filters.from) where.push(`submitted_at >= ${boundSql(filters.from, 'from')}`);
+  if (filters.to) where.push(`submitted_at ${'day' in filters.to ? '<' : '<='} ${boundSql(filters.to, 'to')}`);
+  function boundSql(bound: TimeBound, side: 'from' | 'to'): string {
+    if ('instant' in bound) {
+      params.push(bound.instant);
+      return `$${params.length}::timestamptz`;
+    }
+    // A day bound "to" ends where the next day starts in the zone.
+    const local = 'day' in bound ? `($${params.push(bound.day)}::date${side === 'to' ? ' + 1' : ''})::timestamp` : `$${params.push(bound.local)}::timestamp`;
+    return `${local} AT TIME ZONE $${zone()}`;
   }
   // A time window is planned for its values: for a recent one (with the window's leads the last changed)
   // the list index walked in order finds the page at once, for a narrow old one the submission-time

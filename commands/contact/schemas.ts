@@ -66,7 +66,7 @@ export const PatchContactBody = z.object({
 
 export const StageBody = z.object({
   stage: StageSchema,
-  value: z.number().nonnegative().finite().optional().describe('Sale value, counted once on the newest lead whose event is queued'),
+  value: z.number().nonnegative().max(1e12).optional().describe('Sale value, counted once on the newest lead whose event is queued'),
   currency: z.string().transform((c) => c.toUpperCase()).refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code').optional(),
 }).strict();
 

@@ -26,7 +26,8 @@ export const LeadSchema = z.object({
   updated_at: z.iso.datetime(),
 }).meta({ id: 'Lead' });
 
-const bound = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+// A date-time without an offset is a wall-clock time in the organisation's zone, like a bare day.
+const bound = z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]);
 
 export const LeadFilterShape = {
   form: z.string().min(1).max(100).optional().describe('Service source (form) id'),
@@ -35,7 +36,7 @@ export const LeadFilterShape = {
   ad: z.string().min(1).max(100).optional(),
   contact: z.string().min(1).max(100).optional(),
   stage: StageSchema.optional(),
-  from: bound.optional().describe('Submitted on or after: YYYY-MM-DD in the organisation\'s time zone, or ISO 8601'),
+  from: bound.optional().describe('Submitted on or after: YYYY-MM-DD in the organisation\'s time zone, or ISO 8601 (without an offset: in the organisation\'s time zone)'),
   to: bound.optional().describe('Submitted on or before: YYYY-MM-DD (the whole day) or ISO 8601'),
 };
 

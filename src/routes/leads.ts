@@ -8,8 +8,12 @@ import { getLeadJson, listLeads, type TimeBound } from '../../queries/leads.ts';
 import { jsonListBody } from './contactView.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const toBound = (value: string | undefined): TimeBound | undefined =>
-  value === undefined ? undefined : DAY.test(value) ? { day: value } : { instant: new Date(value).toISOString() };
+const OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
+function toBound(value: string | undefined): TimeBound | undefined {
+  if (value === undefined) return undefined;
+  if (DAY.test(value)) return { day: value };
+  return OFFSET.test(value) ? { instant: new Date(value).toISOString() } : { local: value };
+}
 
 export const listLeadsRoute = defineRoute({
   method: 'get',

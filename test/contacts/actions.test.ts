@@ -35,6 +35,9 @@ test('a stage change without leads moves the contact; asking for the current sta
   assert.is(bad.body.error.code, 'validation_error');
   const badCurrency = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'sold', value: 10, currency: 'XYZ' } });
   assert.is(badCurrency.body.error.code, 'validation_error');
+  // Bounded like POST /events' value: a sum of sales must stay a finite number in the reports.
+  const huge = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'sold', value: 1e308, currency: 'PLN' } });
+  assert.is(huge.body.error.code, 'validation_error');
   const listed = await server.request('GET', '/contacts?stage=contacted', { key: org.key });
   assert.ok(listed.body.data.some((x: { id: string }) => x.id === c.id));
   const missing = await server.request('POST', '/contacts/00000000-0000-0000-0000-000000000000/stage', { key: org.key, body: { stage: 'sold' } });

@@ -51,4 +51,17 @@ test('a wide window, and one with another filter', async ({ server, org }) => {
   assert.equal(await walk(server, org, 'limit=4&from=2025-01-05&stage=sold'), []);
 });
 
+test('a date-time without an offset is a wall-clock time in the organisation\'s zone', async ({ server, org }) => {
+  assert.equal(await walk(server, org, 'limit=1&from=2025-01-02T12:00:00&to=2025-01-04T12:00:00'), days(2, 4));
+  const warsaw = await server.newOrganization({ timezone: 'Europe/Warsaw' });
+  // Submitted at 12:00 UTC, 13:00 in Warsaw (UTC+1 in January).
+  await importLead(server, warsaw, { id: '669001', email: 'zone@example.com', created: '2025-01-02T12:00:00+0000' });
+  assert.equal(await walk(server, warsaw, 'from=2025-01-02T12:30:00'), ['669001']);
+  assert.equal(await walk(server, warsaw, 'from=2025-01-02T13:30:00'), []);
+  assert.equal(await walk(server, warsaw, 'to=2025-01-02T13:00:00'), ['669001']);
+  assert.equal(await walk(server, warsaw, 'to=2025-01-02T12:59:59'), []);
+  const bad = await server.request('GET', '/leads?from=2025-01-02T25:00:00', { key: warsaw.key });
+  assert.is(bad.status, 400);
+});
+
 test.run();
