@@ -1,4 +1,5 @@
 // Ad account spend: the account itself, daily per-ad insights (paged, split when too large) and an ad's creative.
+import type { AdRow } from '../../commands/shared/ad.ts';
 import { graphGet, isReduceDataError, type PlatformConfig, type PlatformResult } from './graph.ts';
 
 export interface AdAccount {
@@ -9,17 +10,11 @@ export interface AdAccount {
   timezone_name: string;
 }
 
-export interface SpendDay {
+export interface SpendDay extends AdRow {
   /** YYYY-MM-DD in the ad account's time zone, as the platform reports it. */
   date: string;
   /** act_<number> */
   account: string;
-  campaign_id: string;
-  campaign_name: string;
-  adset_id: string;
-  adset_name: string;
-  ad_id: string;
-  ad_name: string;
   currency: string;
   spend: number;
   impressions: number;
