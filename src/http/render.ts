@@ -17,12 +17,15 @@ export function languageOf(req: Request): Language {
   return pickLanguage(req.headers['accept-language']);
 }
 
-export function sendError(req: Request, res: Response, error: ApiError): void {
-  const body: { error: { code: string; message: string; details?: Record<string, unknown> } } = {
-    error: { code: error.code, message: MESSAGES[error.code][languageOf(req)] },
-  };
+/** The error body of `error`, its message in `language`; details only when there are some. */
+export function errorBody(error: ApiError, language: Language): z.infer<typeof ErrorBody> {
+  const body: z.infer<typeof ErrorBody> = { error: { code: error.code, message: MESSAGES[error.code][language] } };
   if (error.details && Object.keys(error.details).length) body.error.details = error.details;
-  res.status(error.status).json(body);
+  return body;
+}
+
+export function sendError(req: Request, res: Response, error: ApiError): void {
+  res.status(error.status).json(errorBody(error, languageOf(req)));
 }
 
 /** Map a zod failure to invalid_json (unknown body fields) or validation_error naming each field. */

@@ -3,7 +3,8 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { MESSAGES } from './messages.ts';
+import { validationError } from '../../commands/shared/errors.ts';
+import { errorBody } from './render.ts';
 
 export function createHttpServer(app: Express): http.Server {
   const server = http.createServer(app);
@@ -18,7 +19,7 @@ export function createHttpServer(app: Express): http.Server {
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
   // The request was not read, so its Accept-Language is unknown: the default language (Polish).
-  const body = JSON.stringify({ error: { code: 'validation_error', message: MESSAGES.validation_error.pl, details: { reason: requestProblem(error) } } });
+  const body = JSON.stringify(errorBody(validationError('request', requestProblem(error)), 'pl'));
   socket.end(
     'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -12,7 +12,7 @@ import { dispatchStream } from '../../../commands/delivery/delivery.ts';
 import { decideAttempt, decideOutcomes, type DeliveryFacts } from '../../../commands/delivery/decide.ts';
 import { MAX_AGE_MS } from '../../../commands/conversion/validate.ts';
 import { claimBatch, settleBatch, type QueuedDelivery, type Settlement } from './queue-sql.ts';
-import { recordWith } from './record.ts';
+import { recordWith } from '../record.ts';
 import { sendDispatch, type DispatchOutcome } from './send.ts';
 
 export interface DeliveryWorkerOptions {

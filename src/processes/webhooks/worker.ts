@@ -4,9 +4,8 @@
 // processes run side by side; a worker that dies leaves its claims to expire and be sent again.
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.ts';
-import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { createListener, type Listener } from '../../db/listen.ts';
-import { PostgresEventStore } from '../../eventstore/postgres.ts';
+import { recordWith } from '../record.ts';
 import { closeSenderAgents, createSenderAgents, type SenderAgents } from '../../webhooks/agents.ts';
 import { sendPush } from '../../webhooks/sender.ts';
 import { decryptSecret } from '../../webhooks/signature.ts';
@@ -166,25 +165,14 @@ export class WebhookSender {
   }
 
   /** Attempts, settlement and counts in one transaction where the store allows it (PostgreSQL). */
-  private async record(token: string, outcomes: Outcomes): Promise<Health[]> {
-    const store = this.services.store;
-    const update = async (db: Queryable) => {
+  private record(token: string, outcomes: Outcomes): Promise<Health[]> {
+    return recordWith(this.services, async (db, append) => {
+      for (const [organizationId, event] of outcomes.events) {
+        await append({ stream: webhookAttemptsStream(token, organizationId), events: [event], expectedRevision: 'no_stream' }, { organizationId, actor: 'worker:webhooks' });
+      }
       await settlePushes(db, token, outcomes.settlement);
       return recordHealth(db, outcomes.health);
-    };
-    const requests = [...outcomes.events].map(([organizationId, event]) => ({
-      request: { stream: webhookAttemptsStream(token, organizationId), events: [event], expectedRevision: 'no_stream' as const },
-      metadata: { organizationId, actor: 'worker:webhooks' },
-    }));
-    if (store instanceof PostgresEventStore) {
-      return withTransaction(this.services.pool, async (tx) => {
-        for (const { request, metadata } of requests) await store.appendWithin(tx, request, metadata);
-        return update(tx);
-      });
-    }
-    // EventStoreDB: the events first; a crash before the update only means the claim expires and is sent again.
-    for (const { request, metadata } of requests) await store.append(request.stream, request.events, request.expectedRevision, metadata);
-    return update(this.services.pool);
+    });
   }
 
   private async pauseWhereDue(health: Health[]): Promise<void> {

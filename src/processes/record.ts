@@ -1,8 +1,9 @@
-// Work on the delivery table and the events that record it, in one transaction where the store allows it.
-import type { Services } from '../../services.ts';
-import { withTransaction, type Queryable } from '../../db/pool.ts';
-import { PostgresEventStore } from '../../eventstore/postgres.ts';
-import type { AppendRequest, EventMetadata } from '../../eventstore/port.ts';
+// A process manager's work on its table and the events that record it, in one transaction where the store allows it
+// (the delivery and the webhook senders).
+import type { Services } from '../services.ts';
+import { withTransaction, type Queryable } from '../db/pool.ts';
+import { PostgresEventStore } from '../eventstore/postgres.ts';
+import type { AppendRequest, EventMetadata } from '../eventstore/port.ts';
 
 /** Appends one stream's events; resolves to the stream's new revision. */
 export type Append = (request: AppendRequest, metadata: EventMetadata) => Promise<bigint>;
