@@ -18,6 +18,9 @@ export function pollingSubscription(
   pollMs: number,
 ): Subscription {
   const batchSize = options.batchSize ?? 1000;
+  // A type filter is applied here, over every position read: the reader moves past events it skips
+  // (a server-side filter that found nothing would scan the same tail again on every wake-up).
+  const wanted = options.types?.length ? new Set(options.types) : null;
   let after = options.after ?? START;
   let stopped = false;
   let wake: (() => void) | null = null;
@@ -44,7 +47,8 @@ export function pollingSubscription(
             // Observed now: a failure surfaces when the batch is awaited, not as an unhandled rejection.
             next.catch(() => {});
           }
-          await options.onBatch(batch);
+          const handed = wanted ? batch.filter((e) => wanted.has(e.type)) : batch;
+          if (handed.length > 0) await options.onBatch(handed);
           after = last;
           idle = FIRST_IDLE_MS;
           continue;

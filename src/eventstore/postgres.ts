@@ -101,7 +101,9 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions): Subscription {
     void this.ensureListener().catch((error) => options.onError?.(error));
-    const read = (after: Position, maxCount: number) => readAllOn(this.pool, { after, maxCount, types: options.types, payloadTypes: options.payloadTypes });
+    // Every position is read (the subscription filters by type), with payloads only where they are wanted.
+    const payloadTypes = options.types?.length ? options.types : options.payloadTypes;
+    const read = (after: Position, maxCount: number) => readAllOn(this.pool, { after, maxCount, payloadTypes });
     const source = {
       onWake: (callback: () => void) => {
         this.wakers.add(callback);
