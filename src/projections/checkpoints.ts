@@ -51,6 +51,21 @@ export async function writeCheckpoint(db: Queryable, name: string, position: Pos
   );
 }
 
+/**
+ * Move the checkpoint forward only (a rebuild may have put it further), outside any batch: for events the
+ * projector does not handle, where nothing of the read model changes with it.
+ */
+export async function passCheckpoint(db: Queryable, name: string, position: Position): Promise<void> {
+  await db.query(
+    `WITH written AS (
+       UPDATE projection_checkpoints SET commit_position = $2, prepare_position = $3, updated_at = now()
+       WHERE name = $1 AND (commit_position, prepare_position) < ($2::bigint, $3::bigint)
+       RETURNING name)
+     SELECT pg_notify($4, $5) FROM written`,
+    [name, position.commit.toString(), position.prepare.toString(), CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`],
+  );
+}
+
 export async function markStatus(db: Queryable, name: string, status: ProjectionStatus['status'], error = ''): Promise<void> {
   await db.query(
     `INSERT INTO projection_checkpoints (name, status, error) VALUES ($1, $2, $3)

@@ -2,10 +2,10 @@
 // One leader per projector across processes (a session advisory lock); the others wait as standbys.
 import type { Logger } from '../logger.ts';
 import type { Client, Pool } from '../db/pool.ts';
-import { positionToJson, type EventStore, type RecordedEvent, type Subscription } from '../eventstore/port.ts';
+import { positionToJson, type EventStore, type Position, type RecordedEvent, type Subscription } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
 import { applyBatch, narrowFailure } from './batch.ts';
-import { ensureCheckpoint, lockKeys, markStatus, readCheckpoint } from './checkpoints.ts';
+import { ensureCheckpoint, lockKeys, markStatus, passCheckpoint, readCheckpoint } from './checkpoints.ts';
 import type { CheckpointWaiter } from './waiter.ts';
 
 export { applyBatch };
@@ -20,12 +20,17 @@ export interface EngineOptions {
 }
 
 const DEFAULTS: Required<EngineOptions> = { batchSize: 2000, standbyRetryMs: 2000, failedRetryMs: 30_000 };
+/** A checkpoint passed over events a projector does not handle is written at most this often. */
+const PASS_WRITE_MS = 200;
 
 class ProjectorRunner {
   private stopped = false;
   private subscription: Subscription | null = null;
   private client: Client | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Passed over, not yet written: see passOver. */
+  private passed: Position | null = null;
+  private passTimer: NodeJS.Timeout | null = null;
   private firstAttempt!: () => void;
   /** Resolves once this runner has tried to lead at least once (leading or standing by). */
   readonly attempted = new Promise<void>((resolve) => (this.firstAttempt = resolve));
@@ -94,6 +99,7 @@ class ProjectorRunner {
 
   private async onBatch(events: RecordedEvent[]): Promise<void> {
     if (this.stopped || !this.client) return;
+    if (!events.some((e) => this.projector.handles.includes(e.type))) return this.passOver(events[events.length - 1]);
     let last: RecordedEvent | null;
     try {
       last = await applyBatch(this.client, this.projector, events);
@@ -108,6 +114,25 @@ class ProjectorRunner {
       last = narrowed.last;
     }
     this.advance(last);
+  }
+
+  /**
+   * Nothing to apply: no transaction, and the checkpoint is written a little later with a single statement
+   * (moving forward only), covering every batch passed over meanwhile. Under load most batches of most
+   * projectors are of this kind. A crash before the write reads those events again and applies nothing.
+   */
+  private passOver(last: RecordedEvent): void {
+    this.advance(last);
+    this.passed = last.position;
+    this.passTimer ??= setTimeout(() => void this.writePassed(), PASS_WRITE_MS);
+  }
+
+  private async writePassed(): Promise<void> {
+    if (this.passTimer) clearTimeout(this.passTimer);
+    this.passTimer = null;
+    const position = this.passed;
+    this.passed = null;
+    if (position) await passCheckpoint(this.pool, this.projector.name, position).catch((error) => this.log.warn('checkpoint not written', { error }));
   }
 
   private advance(last: RecordedEvent | null): void {
@@ -145,6 +170,7 @@ class ProjectorRunner {
     const subscription = this.subscription;
     this.subscription = null;
     await subscription?.stop();
+    await this.writePassed();
     await this.releaseClient();
   }
 }

@@ -121,4 +121,38 @@ test('waitFor resolves through NOTIFY from another engine, and returns false on 
   }
 });
 
+test('events a projector does not handle move its checkpoint forward only, written soon after and at stop', async (ctx) => {
+  const projector = countingProjector('passing');
+  await installProjectors(ctx.db.pool, projector);
+  const engine = new ProjectionEngine(ctx.db.pool, ctx.store, [projector], log, ctx.waiter);
+  engine.start();
+  const ignored = async (prefix: string) => {
+    let last: Position | null = null;
+    for (let i = 0; i < 5; i++) last = (await ctx.store.append(`${prefix}-${i}`, [{ type: 'Ignored', data: {} }], 'no_stream', { organizationId: 'o' })).position;
+    return last!;
+  };
+  try {
+    // The earlier tests' events first (some of them handled).
+    assert.ok(await ctx.waiter.waitFor(['passing'], await ctx.store.headPosition(), 30_000));
+    const applied = (await statusOf(ctx, 'passing'))?.eventsApplied;
+    const first = await ignored('pass-a');
+    assert.ok(await ctx.waiter.waitFor(['passing'], first, 10_000));
+    await eventually('checkpoint written', async () => positionToJson((await statusOf(ctx, 'passing'))!.position) === positionToJson(first), 5_000);
+    assert.is((await statusOf(ctx, 'passing'))?.eventsApplied, applied);
+    // A rebuild may have put the checkpoint further on: passing over older events never moves it back.
+    await ctx.db.pool.query(`UPDATE projection_checkpoints SET commit_position = 9e15 WHERE name = 'passing'`);
+    const second = await ignored('pass-b');
+    assert.ok(await ctx.waiter.waitFor(['passing'], second, 10_000));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.is((await statusOf(ctx, 'passing'))?.position.commit, 9_000_000_000_000_000n);
+    await ctx.db.pool.query(`UPDATE projection_checkpoints SET commit_position = $1, prepare_position = $2 WHERE name = 'passing'`, [second.commit.toString(), second.prepare.toString()]);
+    const third = await ignored('pass-c');
+    assert.ok(await ctx.waiter.waitFor(['passing'], third, 10_000));
+  } finally {
+    await engine.stop();
+  }
+  // Stopping writes what was passed over at once.
+  assert.equal((await statusOf(ctx, 'passing'))?.position, (await ctx.store.headPosition()));
+});
+
 test.run();
