@@ -13,6 +13,8 @@ import { projectors } from './projections/all.ts';
 import { CheckpointWaiter } from './projections/waiter.ts';
 import { processes } from './processes/all.ts';
 import type { Services } from './services.ts';
+import { ConversionWriter } from '../commands/conversion/writer.ts';
+import { insertConversions } from '../projections/conversions/projector.ts';
 
 export interface Booted {
   services: Services;
@@ -43,7 +45,8 @@ export async function boot(config: Config, options: { log?: Logger; fastEmbedded
   const store = await openEventStore(config, pool, url);
   const waiter = new CheckpointWaiter(pool, url);
   const secrets = await loadSecrets(pool, config.secretKey);
-  const services: Services = { config, pool, store, log, waiter, secrets, now: () => new Date() };
+  const conversionWriter = store instanceof PostgresEventStore ? new ConversionWriter(pool, store, insertConversions) : null;
+  const services: Services = { config, pool, store, log, waiter, secrets, conversionWriter, now: () => new Date() };
 
   const stops: (() => Promise<void>)[] = [];
   return {

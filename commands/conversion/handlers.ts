@@ -4,8 +4,6 @@
 import { createHash } from 'node:crypto';
 import type { Services } from '../../src/services.ts';
 import { WrongExpectedVersionError, type AppendRequest, type EventMetadata, type Position } from '../../src/eventstore/port.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { withTransaction, type Queryable } from '../../src/db/pool.ts';
 import { loadAggregate } from '../../src/eventstore/handle.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
 import { hashEmail, hashExternalId, hashPhone, isSha256Hex, normalizePhone } from '../../src/platform/normalize.ts';
@@ -14,7 +12,8 @@ import { validationError } from '../shared/errors.ts';
 import { sourceAggregate, sourceStream } from '../source/source.ts';
 import { conversionAggregate, conversionStream, reservationStream, type ConversionAcceptedData, type ConversionState } from './conversion.ts';
 import { checkConversion, type CheckedInput, type ConversionInput } from './validate.ts';
-import { decideAcceptConversion, type Route } from './decide.ts';
+import { decideAcceptConversion, type AcceptDecision, type Route } from './decide.ts';
+import type { ConversionAppend } from './writer.ts';
 
 export type { ConversionInput };
 
@@ -27,9 +26,6 @@ export interface Accepted {
   /** The conversion's read model rows were written with its events: readers see it without waiting. */
   shown: boolean;
 }
-
-/** Writes the read model rows of a new conversion inside the transaction that appends it. */
-export type ShowConversion = (tx: Queryable, conversion: ConversionAcceptedData) => Promise<void>;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const MAX_ATTEMPTS = 8;
@@ -88,21 +84,21 @@ async function loadRouting(services: Services, c: CheckedInput): Promise<Routing
   return { ...routing, source: { kind: state.kind!, paused: state.paused } };
 }
 
-/**
- * One atomic append; on PostgreSQL with `show`, the read model rows commit with the events (the projector's
- * own insert of them later changes nothing), so the caller need not wait for the projector.
- */
-async function appendConversion(services: Services, requests: AppendRequest[], metadata: EventMetadata, conversion: ConversionAcceptedData, show?: ShowConversion) {
-  const store = services.store;
-  if (!show || !(store instanceof PostgresEventStore)) return { position: (await store.appendMany(requests, metadata)).position, shown: false };
-  return withTransaction(services.pool, async (tx) => {
-    const appended = await store.appendManyWithin(tx, requests, metadata);
-    await show(tx, conversion);
-    return { position: appended.position, shown: true };
-  });
+/** One atomic append; with the writer (PostgreSQL) the read model rows commit with the events. */
+async function appendConversion(services: Services, append: ConversionAppend): Promise<{ position: Position; shown: boolean }> {
+  const writer = services.conversionWriter;
+  if (writer) return { position: await writer.append(append), shown: true };
+  return { position: (await services.store.appendMany(append.requests, append.metadata)).position, shown: false };
 }
 
-export async function acceptConversion(services: Services, input: ConversionInput, metadata: EventMetadata, show?: ShowConversion): Promise<Accepted> {
+function appendRequests(stream: string, decision: AcceptDecision): AppendRequest[] {
+  return [
+    { stream, events: decision.events, expectedRevision: 'no_stream' },
+    ...decision.reservations.map((r) => ({ stream: r.stream, events: [r.event], expectedRevision: 'no_stream' as const })),
+  ];
+}
+
+export async function acceptConversion(services: Services, input: ConversionInput, metadata: EventMetadata): Promise<Accepted> {
   const now = services.now();
   const checked = checkConversion(input, now);
   const routing = await loadRouting(services, checked);
@@ -116,11 +112,16 @@ export async function acceptConversion(services: Services, input: ConversionInpu
     const decision = decideAcceptConversion(state, { conversion, source: routing.source, routes, reserved });
     const done = (at: Position, shown: boolean) => ({ ...decision.result, sendingEnabled: services.config.platformSending, position: at, shown });
     if (decision.events.length === 0) return done(position!, false);
+    const append = { requests: appendRequests(stream, decision), metadata, conversion: decision.events[0].data };
+    // The common case, every stream new, goes with the other conversions of the moment in one transaction.
+    // A stream found taken is read below, as after a failed append; so is a group that failed as a whole
+    // (another member's fault, or one this append meets again on its own and reports).
+    if (attempt === 0 && services.conversionWriter) {
+      const grouped = await services.conversionWriter.appendNew(append).catch(() => null);
+      if (grouped) return done(grouped, true);
+    }
     try {
-      const appended = await appendConversion(services, [
-        { stream, events: decision.events, expectedRevision: 'no_stream' },
-        ...decision.reservations.map((r) => ({ stream: r.stream, events: [r.event], expectedRevision: 'no_stream' as const })),
-      ], metadata, decision.events[0].data, show);
+      const appended = await appendConversion(services, append);
       return done(appended.position, appended.shown);
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;

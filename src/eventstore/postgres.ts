@@ -3,6 +3,7 @@
 // and wake-ups (in-process at once, other processes through NOTIFY received by pg-listen).
 import { createListener, type Listener } from '../db/listen.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
+import { appendNewStreamsOn, type NewStreamsAppend } from './postgres-group.ts';
 import { appendOn, headPositionOn, listStreamsOn, readAllOn, readStreamOn } from './postgres-sql.ts';
 import { pollingSubscription } from './polling.ts';
 import {
@@ -81,6 +82,19 @@ export class PostgresEventStore implements EventStore {
     await tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
     this.announce();
     return last!;
+  }
+
+  /**
+   * Group commit inside the caller's transaction: each append of new streams is written, or answered null
+   * when one of its streams is taken (nothing of it stays). One NOTIFY for the group.
+   */
+  async appendNewStreamsWithin(tx: Queryable, appends: NewStreamsAppend[]): Promise<(AppendResult | null)[]> {
+    const results = await appendNewStreamsOn(tx, appends);
+    if (results.some((r) => r !== null)) {
+      await tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
+      this.announce();
+    }
+    return results;
   }
 
   readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

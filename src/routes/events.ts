@@ -5,7 +5,6 @@ import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination
 import { ApiError } from '../../commands/shared/errors.ts';
 import { acceptConversion } from '../../commands/conversion/handlers.ts';
 import { Event, EventAccepted, PostEventBody } from '../../commands/conversion/schemas.ts';
-import { insertConversions } from '../../projections/conversions/projector.ts';
 import { deliveriesOfEvents, getEvent, listEvents, type DeliveryRow, type EventRow } from '../../queries/conversions.ts';
 
 /** The projector GET /events and GET /deliveries read: a POST writes its rows with the append, or waits for it. */
@@ -46,7 +45,7 @@ export const postEvent = defineRoute({
       userId: body.user_id, fbp: body.fbp, fbc: body.fbc, eventSourceUrl: body.event_source_url, trackingId: body.tracking_id,
       clientIpAddress: body.client_ip_address, clientUserAgent: body.client_user_agent, value: body.value, currency: body.currency,
       contentIds: body.content_ids,
-    }, metadata, (tx, conversion) => insertConversions(tx, [conversion]));
+    }, metadata);
     if (!accepted.shown) await services.waiter.waitFor([CONVERSIONS_READ_MODEL], accepted.position, 2000);
     return {
       status: 202,

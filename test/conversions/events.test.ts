@@ -70,6 +70,20 @@ test('another event with the same platform event id for the same datasets create
   assert.is(dup.body.duplicates, 1);
 });
 
+test('conversions posted at the same moment: each distinct one is queued and readable at once, a repeated one queued once', async ({ server, s }) => {
+  // Sent together, these go through the writer's group commit (one transaction for many conversions).
+  const distinct = await Promise.all(Array.from({ length: 24 }, (_, i) => post(server, s.key, { ...base(s), external_id: `burst-${i}` })));
+  assert.equal(distinct.map((r) => [r.status, r.body.deliveries_created, r.body.duplicates]), Array.from({ length: 24 }, () => [202, 2, 0]));
+  const listed = await Promise.all(distinct.map((r) => server.request('GET', `/events/${r.body.event_id}`, { key: s.key })));
+  assert.ok(listed.every((r) => r.status === 200 && r.body.deliveries.length === 2));
+  const same = await Promise.all(Array.from({ length: 12 }, () => post(server, s.key, { ...base(s), external_id: 'burst-same' })));
+  assert.ok(same.every((r) => r.status === 202 && r.body.event_id === same[0].body.event_id));
+  assert.is(same.filter((r) => r.body.deliveries_created === 2).length, 1, 'one of them queued the deliveries');
+  assert.ok(same.every((r) => r.body.deliveries_created + r.body.duplicates === 2));
+  const { rows } = await server.services.pool.query<{ n: string }>(`SELECT count(*) AS n FROM es_events WHERE stream_id = $1`, [`conversion-${same[0].body.event_id}`]);
+  assert.is(rows[0].n, '1');
+});
+
 test('the body rules of the specification', async ({ server, s }) => {
   const cases: [Record<string, unknown>, number, string, string?][] = [
     [{ consent: false }, 400, 'validation_error', 'consent'],
