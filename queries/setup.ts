@@ -81,24 +81,43 @@ export interface Routing {
   routes: { flowId: string; targetId: string; datasetId: string; eventName: string; mode: 'test' | 'live'; testCode: string | null }[];
 }
 
-/** One round trip: the source and the active flows that a conversion with this trigger follows. */
+export interface RoutingKey {
+  organizationId: string;
+  sourceId: string;
+  trigger: { kind: string; value: string };
+}
+
+/** The source and the active flows that a conversion with this trigger follows. */
 export async function routingFor(db: Queryable, organizationId: string, sourceId: string, trigger: { kind: string; value: string }): Promise<Routing> {
+  const [routing] = await routingsFor(db, [{ organizationId, sourceId, trigger }]);
+  return routing;
+}
+
+/** One round trip for any number of conversions: the routing of each key, in order. */
+export async function routingsFor(db: Queryable, keys: RoutingKey[]): Promise<Routing[]> {
   const { rows } = await db.query<{
-    kind: SourceRow['kind']; paused: boolean; flow_id: string | null; target_id: string | null; dataset_id: string | null;
+    ord: string; kind: SourceRow['kind']; paused: boolean; flow_id: string | null; target_id: string | null; dataset_id: string | null;
     event_name: string | null; mode: 'test' | 'live' | null; test_code: string | null; phone_country_code: string | null;
-  }>(
-    `SELECT s.kind, s.paused, (SELECT o.phone_country_code FROM organizations o WHERE o.id = s.organization_id) AS phone_country_code, f.id AS flow_id, t.id AS target_id, t.dataset_id, f.event_name, t.mode, t.test_code
-     FROM sources s
+  }>({
+    name: 'routings_for',
+    text: `SELECT k.ord, s.kind, s.paused, (SELECT o.phone_country_code FROM organizations o WHERE o.id = s.organization_id) AS phone_country_code,
+       f.id AS flow_id, t.id AS target_id, t.dataset_id, f.event_name, t.mode, t.test_code
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k(org, src, tk, tv, ord)
+     JOIN sources s ON s.organization_id = k.org AND s.id = k.src
      LEFT JOIN flows f ON f.organization_id = s.organization_id AND f.source_id = s.id AND f.active
-       AND f.trigger_kind = $3 AND f.trigger_value = $4
+       AND f.trigger_kind = k.tk AND f.trigger_value = k.tv
      LEFT JOIN targets t ON t.organization_id = s.organization_id AND t.id = f.target_id
-     WHERE s.organization_id = $1 AND s.id = $2
-     ORDER BY f.created_at, f.id`,
-    [organizationId, sourceId, trigger.kind, trigger.value],
-  );
-  if (rows.length === 0) return { source: null, phoneCountryCode: '48', routes: [] };
-  const routes = rows
-    .filter((r) => r.flow_id !== null && r.target_id !== null)
-    .map((r) => ({ flowId: r.flow_id!, targetId: r.target_id!, datasetId: r.dataset_id!, eventName: r.event_name!, mode: r.mode!, testCode: r.test_code }));
-  return { source: { kind: rows[0].kind, paused: rows[0].paused }, phoneCountryCode: rows[0].phone_country_code ?? '48', routes };
+     ORDER BY k.ord, f.created_at, f.id`,
+    values: [keys.map((k) => k.organizationId), keys.map((k) => k.sourceId), keys.map((k) => k.trigger.kind), keys.map((k) => k.trigger.value)],
+  });
+  const routings: Routing[] = keys.map(() => ({ source: null, phoneCountryCode: '48', routes: [] }));
+  for (const r of rows) {
+    const routing = routings[Number(r.ord) - 1];
+    routing.source = { kind: r.kind, paused: r.paused };
+    routing.phoneCountryCode = r.phone_country_code ?? '48';
+    if (r.flow_id !== null && r.target_id !== null) {
+      routing.routes.push({ flowId: r.flow_id, targetId: r.target_id, datasetId: r.dataset_id!, eventName: r.event_name!, mode: r.mode!, testCode: r.test_code });
+    }
+  }
+  return routings;
 }

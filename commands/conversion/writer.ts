@@ -1,11 +1,17 @@
 // Writes accepted conversions on PostgreSQL: the events and the `conversions` read model rows commit in one
-// transaction, so readers see a conversion as soon as it is accepted; conversions accepted at the same
-// moment share that transaction (group commit), a few statements for the whole group.
+// transaction, so readers see a conversion as soon as it is accepted. Conversions accepted at the same
+// moment share that transaction (group commit): one routing read, the claims of their new streams, their
+// events and their rows, a few statements for the whole group.
 import { withTransaction, type Pool, type Queryable } from '../../src/db/pool.ts';
 import { GroupCommit } from '../../src/db/groupCommit.ts';
 import type { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { AppendRequest, EventMetadata, Position } from '../../src/eventstore/port.ts';
-import type { ConversionAcceptedData } from './conversion.ts';
+import { routingsFor, type Routing } from '../../queries/setup.ts';
+import { ApiError } from '../shared/errors.ts';
+import { conversionAggregate, conversionStream, type ConversionAcceptedData } from './conversion.ts';
+import { decideAcceptConversion, type AcceptResult } from './decide.ts';
+import { appendRequests, prepare, routesOf } from './plan.ts';
+import type { CheckedInput } from './validate.ts';
 
 /** Writes the read model rows of new conversions inside the transaction that appends them. */
 export type ShowConversions = (tx: Queryable, conversions: ConversionAcceptedData[]) => Promise<void>;
@@ -16,20 +22,48 @@ export interface ConversionAppend {
   conversion: ConversionAcceptedData;
 }
 
+export interface NewConversion {
+  checked: CheckedInput;
+  now: Date;
+  metadata: EventMetadata;
+}
+
+/**
+ * Written, refused by a rule (the same error the lone path would throw), or null: a stream was taken or the
+ * source is not in the read model yet, and the caller decides alone.
+ */
+export type GroupOutcome = { result: AcceptResult; position: Position } | { error: ApiError } | null;
+
+type Planned = { result: AcceptResult; append: ConversionAppend } | { error: ApiError } | null;
+
+/** The decision for a conversion whose streams are all new, as the lone path's first attempt makes it. */
+function plan({ checked, now, metadata }: NewConversion, routing: Routing): Planned {
+  if (!routing.source) return null;
+  try {
+    const conversion = prepare(checked, routing, now);
+    const decision = decideAcceptConversion(conversionAggregate.initialState(), { conversion, source: routing.source, routes: routesOf(conversion, routing), reserved: new Set() });
+    const append = { requests: appendRequests(conversionStream(conversion.eventId), decision), metadata, conversion: decision.events[0].data };
+    return { result: decision.result, append };
+  } catch (error) {
+    if (error instanceof ApiError) return { error };
+    throw error;
+  }
+}
+
 export class ConversionWriter {
-  private readonly groups: GroupCommit<ConversionAppend, Position | null>;
+  private readonly groups: GroupCommit<NewConversion, GroupOutcome>;
 
   constructor(
     private readonly pool: Pool,
     private readonly store: PostgresEventStore,
     private readonly show: ShowConversions,
   ) {
-    this.groups = new GroupCommit((appends) => this.writeGroup(appends));
+    this.groups = new GroupCommit((conversions) => this.writeGroup(conversions));
   }
 
-  /** A conversion whose streams should all be new: its position, or null when one of them is taken. */
-  appendNew(append: ConversionAppend): Promise<Position | null> {
-    return this.groups.submit(append);
+  /** A new conversion, with the others of the moment. */
+  accept(conversion: NewConversion): Promise<GroupOutcome> {
+    return this.groups.submit(conversion);
   }
 
   /** One conversion with any expectations (decided again after a conflict); fails as the store's append does. */
@@ -41,12 +75,21 @@ export class ConversionWriter {
     });
   }
 
-  private writeGroup(appends: ConversionAppend[]): Promise<(Position | null)[]> {
+  private writeGroup(conversions: NewConversion[]): Promise<GroupOutcome[]> {
     return withTransaction(this.pool, async (tx) => {
-      const results = await this.store.appendNewStreamsWithin(tx, appends);
-      const written = appends.filter((_, i) => results[i] !== null).map((a) => a.conversion);
-      if (written.length) await this.show(tx, written);
-      return results.map((r) => r?.position ?? null);
+      const keys = conversions.map(({ checked: c }) => ({ organizationId: c.organizationId, sourceId: c.sourceId, trigger: { kind: c.trigger.kind, value: c.trigger.kind === 'status' ? c.trigger.status : c.trigger.stage } }));
+      const routings = await routingsFor(tx, keys);
+      const planned = conversions.map((c, i) => plan(c, routings[i]));
+      const appending = planned.filter((p) => p !== null && 'append' in p);
+      const results = await this.store.appendNewStreamsWithin(tx, appending.map((p) => p.append));
+      const written = appending.filter((_, i) => results[i] !== null);
+      if (written.length) await this.show(tx, written.map((p) => p.append.conversion));
+      const positions = new Map(appending.map((p, i) => [p, results[i]?.position ?? null]));
+      return planned.map((p) => {
+        if (p === null || 'error' in p) return p;
+        const position = positions.get(p);
+        return position ? { result: p.result, position } : null;
+      });
     });
   }
 }

@@ -76,6 +76,15 @@ test('conversions posted at the same moment: each distinct one is queued and rea
   assert.equal(distinct.map((r) => [r.status, r.body.deliveries_created, r.body.duplicates]), Array.from({ length: 24 }, () => [202, 2, 0]));
   const listed = await Promise.all(distinct.map((r) => server.request('GET', `/events/${r.body.event_id}`, { key: s.key })));
   assert.ok(listed.every((r) => r.status === 200 && r.body.deliveries.length === 2));
+  // A member refused by a rule gets its own error; the others of its group are written.
+  const mixed = await Promise.all([
+    post(server, s.key, { ...base(s), external_id: 'burst-ok-1' }),
+    post(server, s.key, { ...base(s), source: 'src_unknown', external_id: 'burst-bad-1' }),
+    post(server, s.key, { ...base(s), external_id: 'burst-bad-2', phone: '12' }),
+    post(server, s.key, { ...base(s), external_id: 'burst-ok-2' }),
+  ]);
+  assert.equal(mixed.map((r) => [r.status, r.body.error?.code]), [[202, undefined], [404, 'not_found'], [400, 'validation_error'], [202, undefined]]);
+  assert.is(mixed[2].body.error.details.fields[0].field, 'phone');
   const same = await Promise.all(Array.from({ length: 12 }, () => post(server, s.key, { ...base(s), external_id: 'burst-same' })));
   assert.ok(same.every((r) => r.status === 202 && r.body.event_id === same[0].body.event_id));
   assert.is(same.filter((r) => r.body.deliveries_created === 2).length, 1, 'one of them queued the deliveries');
