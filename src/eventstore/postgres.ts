@@ -6,6 +6,7 @@ import type { Pool, Queryable } from '../db/pool.ts';
 import { appendNewStreamsOn, type NewStreamsAppend } from './postgres-group.ts';
 import { appendOn, headPositionOn, listStreamsOn, readAllOn, readStreamOn } from './postgres-sql.ts';
 import { pollingSubscription } from './polling.ts';
+import { SharedReads } from './shared-reads.ts';
 import {
   comparePositions,
   type AppendRequest,
@@ -34,6 +35,7 @@ export class PostgresEventStore implements EventStore {
   private listener: Listener | null = null;
   private listenerReady: Promise<void> | null = null;
   private notifyTimer: NodeJS.Timeout | null = null;
+  private readonly sharedReads = new SharedReads((options) => readAllOn(this.pool, options));
 
   constructor(
     private readonly pool: Pool,
@@ -117,7 +119,7 @@ export class PostgresEventStore implements EventStore {
     void this.ensureListener().catch((error) => options.onError?.(error));
     // Every position is read (the subscription filters by type), with payloads only where they are wanted.
     const payloadTypes = options.types?.length ? options.types : options.payloadTypes;
-    const read = (after: Position, maxCount: number) => readAllOn(this.pool, { after, maxCount, payloadTypes });
+    const read = (after: Position, maxCount: number) => this.sharedReads.read(after, maxCount, payloadTypes);
     const source = {
       onWake: (callback: () => void) => {
         this.wakers.add(callback);
