@@ -16,6 +16,23 @@ export const systemLookup: LookupAll = async (hostname) => {
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
+/**
+ * A lookup that asks `lookup` once per host name and gives every later caller the same answer. The sender
+ * makes one per batch: the batch's pushes to one host cost one resolution, each still checks every answer
+ * and pins its connection, and the next batch resolves again.
+ */
+export function lookupOnceEach(lookup: LookupAll): LookupAll {
+  const answers = new Map<string, Promise<ResolvedAddress[]>>();
+  return (hostname) => {
+    let answer = answers.get(hostname);
+    if (answer === undefined) {
+      answer = lookup(hostname);
+      answers.set(hostname, answer);
+    }
+    return answer;
+  };
+}
+
 export type Resolution = { ok: true; address: ResolvedAddress } | { ok: false; error: string };
 
 export interface ResolveOptions {

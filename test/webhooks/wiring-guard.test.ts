@@ -1,8 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { startHarness } from './support/harness.ts';
+import { WebhookSender, webhookSenderOptions } from '../../src/processes/webhooks/worker.ts';
 import { scriptedLookup, startReceiver } from './support/receiver.ts';
 import { ALL_TYPES, eventually } from './support/hooks.ts';
 
@@ -66,3 +68,39 @@ dns('is accepted at subscription, then refused at send time: no connection, a fa
 
 dns.run();
 
+const batch = suite<{ db: TestDatabase }>('Webhooks: the sender resolves a host name once a batch');
+batch.before(async (ctx) => { ctx.db = await freshDatabase('wh_batch_dns'); });
+batch.after(async (ctx) => { await ctx.db.drop(); });
+
+batch('a batch resolves each host once, every push to it pinned to that answer; the next batch resolves again', async ({ db }) => {
+  const receiver = await startReceiver((_push, res) => res.writeHead(200).end());
+  const { lookup, calls } = scriptedLookup(['127.0.0.1']);
+  // The API and projectors only: the test runs the sender's claims itself.
+  const harness = await startHarness(db.url, { WEBHOOK_ALLOW_PRIVATE: '1' }, false);
+  const sender = new WebhookSender(harness.services, webhookSenderOptions(harness.services, { lookup, allowPrivate: true }));
+  try {
+    const org = await harness.newOrganization();
+    for (const path of ['/a', '/b']) {
+      const created = await harness.request('POST', '/webhooks', { key: org.key, body: { url: `http://hooks.example.com:${receiver.port}${path}`, events: ['contact.created'] } });
+      assert.is(created.status, 201);
+    }
+    const newContacts = async (n: number) => {
+      for (let i = 0; i < n; i++) assert.is((await harness.request('POST', '/contacts', { key: org.key, body: { name: `Batch ${i}`, email: `batch-${randomUUID()}@example.com` } })).status, 201);
+      await harness.settle();
+    };
+    await newContacts(3);
+    assert.is(await sender.runOnce(), 6);
+    assert.equal(calls, ['hooks.example.com']);
+    assert.is(receiver.received.length, 6);
+    await newContacts(1);
+    assert.is(await sender.runOnce(), 2);
+    assert.equal(calls, ['hooks.example.com', 'hooks.example.com']);
+    assert.is(receiver.received.length, 8);
+  } finally {
+    await sender.stop();
+    await harness.stop();
+    await receiver.close();
+  }
+});
+
+batch.run();

@@ -44,6 +44,10 @@ export interface Claim {
  * so a subscription with a long backlog cannot hold back the others. Rows another worker holds (lock or
  * unexpired lease) are skipped. A start place skips the index entries of pushes sent and deleted but not yet
  * vacuumable, which every scan from the oldest row would otherwise visit one by one.
+ * The candidates are read without locks and only the rows taken are locked (SKIP LOCKED). Locked per
+ * subscription, the up to `perSubscription` x subscriptions rows beyond `limit` stayed locked to the end of the
+ * statement untaken; a claim running beside it skipped them, took later rows and moved its start past them, so
+ * they waited for the next scan from the oldest rows (`fullScanMs`, 5 s): the tail of every drain.
  */
 export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPush[]> {
   const { rows } = await db.query<QueuedPush>(
@@ -51,17 +55,20 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
        SELECT s.organization_id, s.id FROM webhook_subscriptions s
        LEFT JOIN webhook_health h ON h.organization_id = s.organization_id AND h.webhook_id = s.id AND h.resumes = s.resumes
        WHERE s.active AND COALESCE(h.consecutive, 0) < $5
-     ), batch AS (
+     ), candidates AS (
        SELECT pick.id FROM eligible e
        LEFT JOIN unnest($7::text[], $8::text[], $9::timestamptz[]) AS start(organization_id, webhook_id, due_at)
          ON start.organization_id = e.organization_id AND start.webhook_id = e.id
        CROSS JOIN LATERAL (
-         SELECT q.id, q.due_at, q.seq FROM webhook_queue q
+         SELECT q.id FROM webhook_queue q
          WHERE q.organization_id = e.organization_id AND q.webhook_id = e.id AND q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
            AND q.due_at >= COALESCE(start.due_at, '-infinity')
-         ORDER BY q.due_at, q.seq LIMIT $6 FOR UPDATE SKIP LOCKED
+         ORDER BY q.due_at, q.seq LIMIT $6
        ) pick
-       ORDER BY pick.due_at, pick.seq LIMIT $4
+     ), batch AS (
+       SELECT q.id FROM webhook_queue q
+       WHERE q.id = ANY(ARRAY(SELECT id FROM candidates)) AND (q.claimed_until IS NULL OR q.claimed_until < $1)
+       ORDER BY q.due_at, q.seq LIMIT $4 FOR UPDATE SKIP LOCKED
      )
      UPDATE webhook_queue q SET claim_token = $2, claimed_until = $3
      FROM webhook_subscriptions s

@@ -9,7 +9,7 @@ import { recordWith } from '../record.ts';
 import { closeSenderAgents, createSenderAgents, type SenderAgents } from '../../webhooks/agents.ts';
 import { sendPush } from '../../webhooks/sender.ts';
 import { decryptSecret } from '../../webhooks/signature.ts';
-import type { LookupAll } from '../../webhooks/resolve.ts';
+import { lookupOnceEach, systemLookup, type LookupAll } from '../../webhooks/resolve.ts';
 import { webhookAttemptsStream } from '../../../commands/webhook/webhook.ts';
 import { autoPauseWebhook } from '../../../commands/webhook/handlers.ts';
 import { WEBHOOK_QUEUE_CHANNEL } from '../../../projections/webhook_outbox/projector.ts';
@@ -130,7 +130,9 @@ export class WebhookSender {
     if (pushes.length === 0) return 0;
     this.wakeOne();
     const secrets = this.secretsOf(pushes);
-    const attempted = await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null)));
+    // One resolution per host and batch, not per push (a getaddrinfo each, or a DNS query).
+    const lookup = lookupOnceEach(this.options.lookup ?? systemLookup);
+    const attempted = await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null, lookup)));
     const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
     const health = await this.record(token, outcomes);
     await this.pauseWhereDue(health);
@@ -151,13 +153,13 @@ export class WebhookSender {
     return secrets;
   }
 
-  private async attempt(push: QueuedPush, secret: string | null): Promise<Attempted> {
+  private async attempt(push: QueuedPush, secret: string | null, lookup: LookupAll): Promise<Attempted> {
     const started = new Date();
     if (secret === null) {
       return { push, id: randomUUID(), at: started.toISOString(), result: { ok: false, status: 0, error: 'the signing secret could not be decrypted', durationMs: 0 } };
     }
     const result = await sendPush({
-      url: push.url, secret, timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, lookup: this.options.lookup,
+      url: push.url, secret, timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, lookup,
       nowSeconds: Math.floor(Date.now() / 1000), agents: this.agents,
       delivery: { id: push.id, type: push.event_type, createdAt: push.created_at, data: push.payload },
     });
