@@ -11,6 +11,7 @@ import { localDays } from '../reporting_shared/days.ts';
 import { namesOf, saveNames, type NameRow } from '../reporting_shared/names.ts';
 import { FactDeltas, contributions, emptyLead, withEntryStage, withSource, withStageChange, type ReportLead } from './lead-state.ts';
 import { addFacts, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
+import { deriveLeadFacts } from './replay.ts';
 
 const HANDLES = ['OrganizationCreated', 'LeadReceived', 'LeadFetched', 'ContactLeadLinked', 'ContactStageChanged'] as const;
 type Handled = (typeof HANDLES)[number];
@@ -117,14 +118,15 @@ class Batch {
   }
 }
 
-async function applyBatch(tx: Client, events: RecordedEvent[]): Promise<void> {
+/** withFacts false: a rebuild's replay, whose facts deriveLeadFacts() computes once at the end. */
+async function applyBatch(tx: Client, events: RecordedEvent[], withFacts = true): Promise<void> {
   const keys = new Map(events.flatMap(leadKeys).map((k) => [`${k.organizationId} ${k.leadId}`, k]));
   const organizations = [...new Set(events.map((e) => (e.data as { organizationId: string }).organizationId))];
   const batch = new Batch(await loadLeads(tx, [...keys.values()]), await loadZones(tx, organizations));
   for (const event of events) batch.apply(event);
   await saveZones(tx, batch.zones);
   await saveLeads(tx, batch.changedLeads());
-  await addFacts(tx, batch.deltas().changed());
+  if (withFacts) await addFacts(tx, batch.deltas().changed());
   await saveNames(tx, 'report_lead_names', batch.names);
 }
 
@@ -133,5 +135,10 @@ export const reportingLeadsProjector: Projector = {
   tables: ['report_zones', 'report_leads', 'report_lead_facts', 'report_lead_names'],
   migrations: migrationsIn(import.meta.dirname),
   handles: HANDLES,
-  apply: applyBatch,
+  apply: (tx, events) => applyBatch(tx, events),
+  replay: () => ({
+    start: async () => {},
+    apply: (tx, events) => applyBatch(tx, events, false),
+    finish: deriveLeadFacts,
+  }),
 };
