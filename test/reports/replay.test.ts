@@ -8,6 +8,7 @@ import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import { reportingAdsProjector } from '../../projections/reporting_ads/projector.ts';
 import { reportingLeadsProjector } from '../../projections/reporting_leads/projector.ts';
+import { LeadReplay } from '../../projections/reporting_leads/replay.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { adSource, spendDay, type AdRef } from './events.ts';
 
@@ -109,6 +110,15 @@ test('leads: stages and sales across batches, organic leads, a sale in another c
     ],
     [stage('l5', 'new', 'qualified'), stage('l6', 'new', 'contacted')],
   ]);
+});
+
+test('lead replay: every lead it wrote is loaded again, few it did not', () => {
+  const replay = new LeadReplay();
+  for (let i = 0; i < 20_000; i++) replay.rememberWritten(`${ORG} w${i}`);
+  for (let i = 0; i < 20_000; i++) assert.ok(replay.mayHaveWritten(`${ORG} w${i}`), `w${i}`);
+  let falsePositives = 0;
+  for (let i = 0; i < 20_000; i++) if (replay.mayHaveWritten(`${ORG} n${i}`)) falsePositives++;
+  assert.ok(falsePositives < 20, `${falsePositives} of 20,000 unwritten leads would be loaded`);
 });
 
 test.run();
