@@ -3,12 +3,13 @@
 import { migrationsIn } from '../../src/db/migrate.ts';
 import type { Client, Queryable } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
-import type { Projector } from '../../src/projections/projector.ts';
+import type { Projector, ReplayWriter } from '../../src/projections/projector.ts';
 import type { CreativeTagged } from '../../commands/creativegroup/creativegroup.ts';
 import type { AdAccountConnected } from '../../commands/adaccount/adaccount.ts';
 import type { AdSpendEvent, AdSpendSynced } from '../../commands/adaccount/spend.ts';
 import { creativeGroupOf, type AdCreativeSynced } from '../../commands/adaccount/creative.ts';
 import { applySpend } from './spend.ts';
+import { SpendReplay } from './replay.ts';
 
 type SpendData<T extends AdSpendEvent['type']> = Extract<AdSpendEvent, { type: T }>['data'];
 
@@ -87,10 +88,22 @@ async function applyCreativeEvent(db: Queryable, type: 'AdCreativeSynced' | 'Cre
   );
 }
 
+type SpendWriter = (db: Client, events: AdSpendSynced[]) => Promise<void>;
+
 /** Spend days of the whole batch (with their ads and names) go in a few set-based statements; the rarer events one statement each, in order. */
-async function applyBatch(tx: Client, events: RecordedEvent[]): Promise<void> {
-  await applySpend(tx, events.filter((e) => e.type === 'AdSpendSynced').map((e) => e.data as AdSpendSynced));
+async function applyBatch(tx: Client, events: RecordedEvent[], writeSpend: SpendWriter = applySpend): Promise<void> {
+  await writeSpend(tx, events.filter((e) => e.type === 'AdSpendSynced').map((e) => e.data as AdSpendSynced));
   for (const event of events) await applyAccountEvent(tx, event.type as Handled, event.data);
+}
+
+/** A rebuild stages the spend days and derives the facts once at the end; the other events as live. */
+function replay(): ReplayWriter {
+  const spend = new SpendReplay();
+  return {
+    start: (tx) => spend.start(tx),
+    apply: (tx, events) => applyBatch(tx, events, (db, syncs) => spend.stage(db, syncs)),
+    finish: (tx) => spend.finish(tx),
+  };
 }
 
 export const reportingAdsProjector: Projector = {
@@ -98,5 +111,6 @@ export const reportingAdsProjector: Projector = {
   tables: ['report_accounts', 'report_spend_facts', 'report_spend_levels', 'report_ads', 'report_ad_names', 'report_creative_ads', 'report_creative_tags'],
   migrations: migrationsIn(import.meta.dirname),
   handles: HANDLES,
-  apply: applyBatch,
+  apply: (tx, events) => applyBatch(tx, events),
+  replay,
 };

@@ -6,7 +6,7 @@ import type { Queryable } from '../../src/db/pool.ts';
 import type { AdSpendSynced, SpendDayData } from '../../commands/adaccount/spend.ts';
 import { saveNames, namesOf, type NameRow } from '../reporting_shared/names.ts';
 
-interface DayRow {
+export interface DayRow {
   organizationId: string;
   account: string;
   currency: string;
@@ -63,24 +63,29 @@ ON CONFLICT (organization_id, level, grain, bucket, account, campaign_id, id) DO
 /** Day rows per statement: a replay batch may hold thousands of 1,000-row syncs. */
 const CHUNK_ROWS = 100_000;
 
-/** In event order, a chunk of syncs per statement (each statement sees what the previous one wrote). */
-export async function applySpend(db: Queryable, events: AdSpendSynced[]): Promise<void> {
+/** Syncs in event order, cut into chunks of about CHUNK_ROWS day rows. */
+export function* spendChunks(events: AdSpendSynced[]): Generator<AdSpendSynced[]> {
   let chunk: AdSpendSynced[] = [];
   let rows = 0;
   for (const event of events) {
     chunk.push(event);
     rows += event.days.length;
     if (rows >= CHUNK_ROWS) {
-      await applyChunk(db, chunk);
+      yield chunk;
       chunk = [];
       rows = 0;
     }
   }
-  await applyChunk(db, chunk);
+  if (chunk.length) yield chunk;
+}
+
+/** In event order, a chunk of syncs per statement (each statement sees what the previous one wrote). */
+export async function applySpend(db: Queryable, events: AdSpendSynced[]): Promise<void> {
+  for (const chunk of spendChunks(events)) await applyChunk(db, chunk);
 }
 
 /** In event order: the newest row per (organisation, account, day, ad), the newest row per ad, and every name. */
-function fold(events: AdSpendSynced[]): { days: DayRow[]; ads: DayRow[]; names: NameRow[] } {
+export function fold(events: AdSpendSynced[]): { days: DayRow[]; ads: DayRow[]; names: NameRow[] } {
   const days = new Map<string, DayRow>();
   const ads = new Map<string, DayRow>();
   const names: NameRow[] = [];
@@ -112,7 +117,7 @@ async function applyChunk(db: Queryable, events: AdSpendSynced[]): Promise<void>
 }
 
 /** Each ad's account, currency, campaign and ad set as its newest day row gives them (unchanged rows are not written again). */
-async function saveAds(db: Queryable, ads: DayRow[]): Promise<void> {
+export async function saveAds(db: Queryable, ads: DayRow[]): Promise<void> {
   const col = <T>(f: (r: DayRow) => T) => ads.map(f);
   await db.query(
     `INSERT INTO report_ads AS a (organization_id, ad_id, account, campaign_id, adset_id, currency)

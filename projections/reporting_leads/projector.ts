@@ -11,6 +11,7 @@ import { localDays } from '../reporting_shared/days.ts';
 import { namesOf, saveNames, type NameRow } from '../reporting_shared/names.ts';
 import { FactDeltas, contributions, emptyLead, withEntryStage, withSource, withStageChange, type ReportLead } from './lead-state.ts';
 import { addFacts, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
+import { deriveLeadFacts, LeadReplay } from './replay.ts';
 
 const HANDLES = ['OrganizationCreated', 'LeadReceived', 'LeadFetched', 'ContactLeadLinked', 'ContactStageChanged'] as const;
 type Handled = (typeof HANDLES)[number];
@@ -117,15 +118,27 @@ class Batch {
   }
 }
 
-async function applyBatch(tx: Client, events: RecordedEvent[]): Promise<void> {
+/** Zones of the organisations named: from the database, or (in a replay) those it has seen, loading the others once. */
+async function zonesOf(tx: Client, organizations: string[], replay: LeadReplay | undefined): Promise<Map<string, string>> {
+  if (!replay) return loadZones(tx, organizations);
+  const missing = organizations.filter((o) => !replay.zones.has(o));
+  if (missing.length) for (const [o, zone] of await loadZones(tx, missing)) replay.zones.set(o, zone);
+  return replay.zones;
+}
+
+/** With `replay` (a rebuild), the fact differences are not written: deriveLeadFacts() computes the facts once at the end. */
+async function applyBatch(tx: Client, events: RecordedEvent[], replay?: LeadReplay): Promise<void> {
   const keys = new Map(events.flatMap(leadKeys).map((k) => [`${k.organizationId} ${k.leadId}`, k]));
   const organizations = [...new Set(events.map((e) => (e.data as { organizationId: string }).organizationId))];
-  const batch = new Batch(await loadLeads(tx, [...keys.values()]), await loadZones(tx, organizations));
+  const known = replay ? [...keys].filter(([key]) => replay.mayHaveWritten(key)).map(([, k]) => k) : [...keys.values()];
+  const batch = new Batch(await loadLeads(tx, known), await zonesOf(tx, organizations, replay));
   for (const event of events) batch.apply(event);
   await saveZones(tx, batch.zones);
-  await saveLeads(tx, batch.changedLeads());
-  await addFacts(tx, batch.deltas().changed());
-  await saveNames(tx, 'report_lead_names', batch.names);
+  const changed = batch.changedLeads();
+  await saveLeads(tx, changed);
+  if (!replay) await addFacts(tx, batch.deltas().changed());
+  for (const lead of changed) replay?.rememberWritten(`${lead.organizationId} ${lead.leadId}`);
+  await saveNames(tx, 'report_lead_names', replay ? replay.changedNames(batch.names) : batch.names);
 }
 
 export const reportingLeadsProjector: Projector = {
@@ -133,5 +146,9 @@ export const reportingLeadsProjector: Projector = {
   tables: ['report_zones', 'report_leads', 'report_lead_facts', 'report_lead_names'],
   migrations: migrationsIn(import.meta.dirname),
   handles: HANDLES,
-  apply: applyBatch,
+  apply: (tx, events) => applyBatch(tx, events),
+  replay: () => {
+    const replay = new LeadReplay();
+    return { start: async () => {}, apply: (tx, events) => applyBatch(tx, events, replay), finish: deriveLeadFacts };
+  },
 };

@@ -3,7 +3,7 @@
 import type { Queryable } from '../../src/db/pool.ts';
 import { addDays, tileRange, type Bucket } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type SyncItem } from './catalog.ts';
-import { leadsBy, spendBy } from './facts.ts';
+import { leadsBy, spendBy, type Grouping } from './facts.ts';
 import { byCurrency, fold, totals, type Cell, type TotalItem } from './assemble.ts';
 import { selectGroups, type CreativeGroup } from './creative-groups.ts';
 import { creativeRow, type CreativeRow } from './creative-row.ts';
@@ -41,6 +41,20 @@ export function weeksOf(params: Pick<CreativeParams, 'to' | 'weeks'>): Week[] {
 /** Each week tiled on its own (a 7-day bucket when the week is a Monday-to-Sunday one, else its days): no tile spans two weeks. */
 const weekTiles = (weeks: Week[]): Bucket[] => weeks.flatMap((w) => tileRange(w.from, w.to));
 
+/**
+ * Rows per ad and week, and per ad over the range. When the range holds the weeks (as by default), one query
+ * reads the weeks' tiles and the range's days before them, grouped by week and over everything at once.
+ */
+async function weeksAndRange<T extends { week: number }>(
+  params: CreativeParams, weeks: Week[], read: (tiles: Bucket[], grouping: Grouping) => Promise<T[]>,
+): Promise<[T[], T[]]> {
+  const weekly: Grouping = { by: 'ad_id', weeksEndingAt: params.to };
+  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), weekly), read(tileRange(params.from, params.to), { by: 'ad_id' })]);
+  const head = params.from < params.weeksFrom ? tileRange(params.from, addDays(params.weeksFrom, -1)) : [];
+  const rows = await read([...head, ...weekTiles(weeks)], { ...weekly, totalAfterWeeks: params.weeks });
+  return [rows.filter((r) => r.week >= 0 && r.week < params.weeks), rows.filter((r) => r.week === -1).map((r) => ({ ...r, week: 0 }))];
+}
+
 /** Sums per (group, currency) and, for the weekly cells, per week. */
 function byGroup(cells: Iterable<Cell>, groupOfAd: Map<string, string>): Map<string, { group: string; currency: string; sums: Sums; weeks: Map<number, Sums> }> {
   const out = new Map<string, { group: string; currency: string; sums: Sums; weeks: Map<number, Sums> }>();
@@ -67,20 +81,31 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   const previous = previousRange(params);
   const byAd = { by: 'ad_id' as const };
   const weekly = { by: 'ad_id' as const, weeksEndingAt: params.to };
-  const selected = { campaignId: params.campaign, adIds: [...groupOfAd.keys()] };
+  // Facts of ads outside the groups are dropped when folded into groups below, so the ad list only narrows
+  // what is read; with no group filter, every ad with a creative is selected and the list filters nothing.
+  const filtered = params.format !== undefined || params.tag !== undefined || params.adAccount !== undefined;
+  const selected = { campaignId: params.campaign, adIds: filtered ? [...groupOfAd.keys()] : undefined };
   const everyAd = { campaignId: params.campaign };
+  // The previous period only feeds the totals per currency. When every ad with spend is in a group, the
+  // campaign roll-ups give its spend with one row per campaign instead of one per ad.
+  const spendOfAll = !filtered && ads.every((a) => groupOfAd.has(a.ad_id));
   const weeks = weeksOf(params);
-  const [spendWeeks, leadsWeeks, spendRange, leadsRange, spendBefore, leadsBefore] = await Promise.all([
-    spendBy(db, organizationId, weekTiles(weeks), weekly, selected),
-    leadsBy(db, organizationId, weekTiles(weeks), weekly, selected),
-    spendBy(db, organizationId, tileRange(params.from, params.to), byAd, selected),
-    leadsBy(db, organizationId, tileRange(params.from, params.to), byAd, everyAd),
-    spendBy(db, organizationId, tileRange(previous.from, previous.to), byAd, selected),
+  const [[spendWeeks, spendRange], [leadsWeeks, leadsRange], spendBefore, leadsBefore] = await Promise.all([
+    weeksAndRange(params, weeks, (tiles, grouping) => spendBy(db, organizationId, tiles, grouping, selected)),
+    // Every ad's leads over the range (for the unattributed count), the selected ones' weeks.
+    filtered
+      ? Promise.all([leadsBy(db, organizationId, weekTiles(weeks), weekly, selected), leadsBy(db, organizationId, tileRange(params.from, params.to), byAd, everyAd)])
+      : weeksAndRange(params, weeks, (tiles, grouping) => leadsBy(db, organizationId, tiles, grouping, everyAd)),
+    spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected),
     leadsBy(db, organizationId, tileRange(previous.from, previous.to), byAd, selected),
   ]);
   const range = byGroup(fold(spendRange, leadsRange, currencies, 'ad').cells.values(), groupOfAd);
   const trend = byGroup(fold(spendWeeks, leadsWeeks, currencies, 'ad').cells.values(), groupOfAd);
-  const before = fold(spendBefore, leadsBefore, currencies, 'ad');
+  const inGroups = (c: Cell) => groupOfAd.has(c.id);
+  const before = [
+    ...[...fold(spendBefore, [], currencies, 'ad').cells.values()].filter((c) => spendOfAll || inGroups(c)),
+    ...[...fold([], leadsBefore, currencies, 'ad').cells.values()].filter(inGroups),
+  ];
   const rows: CreativeRow[] = [];
   for (const key of new Set([...range.keys(), ...trend.keys()])) {
     const current = range.get(key) ?? trend.get(key)!;
@@ -90,7 +115,7 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   return {
     from: params.from, to: params.to, timezone: scope.timezone, as_of: scope.asOf.toISOString(), previous,
     maturing: isMaturing(params, scope.today), weeks, rows,
-    totals: totals(sumsByCurrency(range.values()), byCurrency([...before.cells.values()].filter((c) => groupOfAd.has(c.id)))),
+    totals: totals(sumsByCurrency(range.values()), byCurrency(before)),
     syncs: syncItems(params.adAccount === undefined ? accounts : accounts.filter((a) => a.account === params.adAccount), params.from, params.to),
     unattributed: unattributedCreatives(leadsRange, new Set(creativeAds.map((a) => a.ad_id)), ads, params.adAccount),
   };

@@ -16,6 +16,11 @@ export interface Grouping {
   by: GroupColumn;
   /** When set, rows also carry `week`: 0 for the 7 days ending on this day, 1 for the 7 before, ... */
   weeksEndingAt?: string;
+  /**
+   * With weeks: also one row per group over every tile, with week -1 (the same rows read once for both);
+   * tiles older than this many weeks count there only (their rows carry week = this number).
+   */
+  totalAfterWeeks?: number;
 }
 
 export interface SpendGroup {
@@ -69,7 +74,19 @@ function where(organizationId: string, tiles: Bucket[], filter: FactFilter, grou
   // Without weeks, the constant stays out of GROUP BY (where a literal would mean a column position).
   const week = grouping.weeksEndingAt === undefined ? '0' : `(($${params.push(grouping.weeksEndingAt)}::date - f.bucket) / 7)`;
   const groupWeek = grouping.weeksEndingAt === undefined ? '' : `, ${week}`;
-  return { params, conditions: conditions.join(' AND '), week, groupWeek };
+  if (grouping.weeksEndingAt === undefined || grouping.totalAfterWeeks === undefined) return { params, conditions: conditions.join(' AND '), week, groupWeek, sets: null };
+  // GROUPING SETS: each week's rows and the whole range's, in one pass over the tiles; the older tiles in
+  // one group per key, so the hash table stays small.
+  const cap = `$${params.push(grouping.totalAfterWeeks)}::int`;
+  const capped = `LEAST(${week}, ${cap})`;
+  // Rows: each week's (below the cap) and the totals; the older tiles' own group is only read into the totals.
+  const sets = `GROUPING SETS ((%KEYS%, ${capped}), (%KEYS%)) HAVING GROUPING(${capped}) = 1 OR ${capped} < ${cap}`;
+  return { params, conditions: conditions.join(' AND '), week: `CASE WHEN GROUPING(${capped}) = 1 THEN -1 ELSE ${capped} END`, groupWeek, sets };
+}
+
+/** GROUP BY of the keys, with the week when grouped by week (and the keys alone too, for totals). */
+function groupBy(keys: string, groupWeek: string, sets: string | null): string {
+  return sets === null ? `GROUP BY ${keys}${groupWeek}` : `GROUP BY ${sets.replaceAll('%KEYS%', keys)}`;
 }
 
 /**
@@ -113,7 +130,7 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Buck
   if (!tiles.length) return [];
   const level = rollupLevel(grouping, filter);
   if (level) return spendByLevel(db, organizationId, tiles, level, filter);
-  const { params, conditions, week, groupWeek } = where(organizationId, tiles, filter, grouping);
+  const { params, conditions, week, groupWeek, sets } = where(organizationId, tiles, filter, grouping);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string>>(
     `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${week} AS week, sum(f.spend)::text AS spend,
@@ -121,8 +138,8 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Buck
             sum(f.reach)::text AS reach
      FROM ${tilesOf('report_spend_facts')}
      WHERE ${conditions}
-     GROUP BY ${id}, f.currency${groupWeek}
-     ORDER BY ${id}, f.currency${groupWeek}`,
+     ${groupBy(`${id}, f.currency`, groupWeek, sets)}
+     ORDER BY ${id}, f.currency${sets === null ? groupWeek : ', 5'}`,
     params,
   );
   return rows.map(toSpendGroup);
@@ -130,7 +147,7 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Buck
 
 export async function leadsBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {
   if (!tiles.length) return [];
-  const { params, conditions, week, groupWeek } = where(organizationId, tiles, filter, grouping);
+  const { params, conditions, week, groupWeek, sets } = where(organizationId, tiles, filter, grouping);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string | boolean>>(
     `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, ${week} AS week, sum(f.leads)::text AS leads,
@@ -138,8 +155,8 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Buck
             sum(f.revenue)::text AS revenue
      FROM ${tilesOf('report_lead_facts')}
      WHERE ${conditions}
-     GROUP BY ${id}, f.campaign_id, f.organic, f.currency${groupWeek}
-     ORDER BY ${id}, f.campaign_id, f.organic, f.currency${groupWeek}`,
+     ${groupBy(`${id}, f.campaign_id, f.organic, f.currency`, groupWeek, sets)}
+     ORDER BY ${id}, f.campaign_id, f.organic, f.currency${sets === null ? groupWeek : ', 6'}`,
     params,
   );
   return rows.map((r) => ({

@@ -37,11 +37,18 @@ export interface Delivery {
 
 export const emptySums = (): Sums => ({ spend: 0, platform_leads: 0, impressions: 0, clicks: 0, reach: 0, leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0 });
 
-const SUM_FIELDS = Object.keys(emptySums()) as (keyof Sums)[];
-
-/** Adds b into a and returns a. */
+/** Adds b into a and returns a (spelled out: a loop over the field names cost more than the adding in the reports' profiles). */
 export function addInto(a: Sums, b: Partial<Sums>): Sums {
-  for (const f of SUM_FIELDS) a[f] += b[f] ?? 0;
+  a.spend += b.spend ?? 0;
+  a.platform_leads += b.platform_leads ?? 0;
+  a.impressions += b.impressions ?? 0;
+  a.clicks += b.clicks ?? 0;
+  a.reach += b.reach ?? 0;
+  a.leads += b.leads ?? 0;
+  a.qualified += b.qualified ?? 0;
+  a.rejected += b.rejected ?? 0;
+  a.sales += b.sales ?? 0;
+  a.revenue += b.revenue ?? 0;
   return a;
 }
 

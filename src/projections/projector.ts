@@ -14,6 +14,22 @@ export interface Projector {
   handles: readonly string[];
   /** Apply a batch (only handled types, in global order) through the transaction given. */
   apply(tx: Client, events: RecordedEvent[]): Promise<void>;
+  /**
+   * Optional: a writer for a rebuild's fresh, empty tables, for read models that are much cheaper to
+   * derive once from everything than to upsert batch by batch. A new one per rebuild.
+   */
+  replay?(): ReplayWriter;
+}
+
+/**
+ * How a rebuild fills the side tables: start() before the first replayed batch, apply() for each batch
+ * (its own transaction, like apply()), finish() after the last one. The short locked catch-up after
+ * finish() goes through the projector's apply(), so the tables must then be complete.
+ */
+export interface ReplayWriter {
+  start(tx: Client): Promise<void>;
+  apply(tx: Client, events: RecordedEvent[]): Promise<void>;
+  finish(tx: Client): Promise<void>;
 }
 
 /** Group handlers by event type: the usual shape of a projector's apply(). */

@@ -4,6 +4,8 @@
 import type { Client, Pool } from '../db/pool.ts';
 import { START, comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
+
+type Apply = (tx: Client, events: RecordedEvent[]) => Promise<void>;
 import { ensureCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 
 export interface ReplayProgress {
@@ -46,6 +48,7 @@ async function replayFrom(
   client: Client,
   store: EventStore,
   projector: Projector,
+  apply: Apply,
   from: Position,
   options: { onProgress?: ReplayProgress; total?: number; seen?: number },
 ): Promise<Replayed> {
@@ -65,28 +68,29 @@ async function replayFrom(
     if (batch.length === 0) return { position: passEnd(position, head), seen, handled };
     position = batch[batch.length - 1].position;
     next = read(position);
-    handled += await applyHandled(client, projector, batch, true);
+    handled += await applyHandled(client, projector, apply, batch, true);
     seen += batch.length;
     options.onProgress?.(seen, Math.max(options.total ?? seen, seen));
   }
 }
 
-async function applyHandled(client: Client, projector: Projector, batch: RecordedEvent[], ownTransaction: boolean): Promise<number> {
+async function applyHandled(client: Client, projector: Projector, apply: Apply, batch: RecordedEvent[], ownTransaction: boolean): Promise<number> {
   const handled = batch.filter((e) => projector.handles.includes(e.type));
   if (handled.length === 0) return 0;
-  if (!ownTransaction) {
-    await projector.apply(client, handled);
-    return handled.length;
-  }
+  if (ownTransaction) await inTransaction(client, () => apply(client, handled));
+  else await apply(client, handled);
+  return handled.length;
+}
+
+async function inTransaction(client: Client, work: () => Promise<void>): Promise<void> {
   await client.query('BEGIN');
   try {
-    await projector.apply(client, handled);
+    await work();
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
   }
-  return handled.length;
 }
 
 /** Events of the given types in the store: what a rebuild will read (its progress total). */
@@ -102,9 +106,14 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
   try {
     const total = store.kind === 'postgres' ? await countEvents(pool, projector.handles) : 0;
     await createSideTables(client, projector, schema);
-    const first = await replayFrom(client, store, projector, START, { onProgress, total });
+    // The projector's own way to fill empty tables, when it has one; the locked catch-up uses apply().
+    const writer = projector.replay?.();
+    const apply: Apply = writer ? (tx, events) => writer.apply(tx, events) : (tx, events) => projector.apply(tx, events);
+    if (writer) await inTransaction(client, () => writer.start(client));
+    const first = await replayFrom(client, store, projector, apply, START, { onProgress, total });
     // A second pass picks up what arrived during the first, so the locked pass below stays short.
-    const second = await replayFrom(client, store, projector, first.position, { onProgress, total, seen: first.seen });
+    const second = await replayFrom(client, store, projector, apply, first.position, { onProgress, total, seen: first.seen });
+    if (writer) await inTransaction(client, () => writer.finish(client));
     // Fresh statistics before the swap: the first queries on the new tables are planned on them.
     for (const table of projector.tables) await client.query(`ANALYZE ${schema}.${table}`);
     await client.query('BEGIN');
@@ -143,7 +152,7 @@ async function catchUpInTransaction(client: Client, store: EventStore, projector
   for (;;) {
     const batch = await readHandled(store, projector, position);
     if (batch.length === 0) return { position: passEnd(position, head), seen: 0, handled };
-    handled += await applyHandled(client, projector, batch, false);
+    handled += await applyHandled(client, projector, (tx, events) => projector.apply(tx, events), batch, false);
     position = batch[batch.length - 1].position;
   }
 }

@@ -1,0 +1,107 @@
+// Spend facts in a rebuild: every day row of the replayed syncs is copied as it comes into an unindexed
+// temporary table (COPY: no upsert, no index, no difference to spread), and finish() derives the facts
+// once from it: the newest values per (organisation, account, day, ad), then the ad buckets and the
+// campaign and ad set roll-ups as plain sums of those days. The same facts as applySpend() batch by
+// batch, at a fraction of the cost (1.46M day rows in the benchmark).
+import type { Client } from '../../src/db/pool.ts';
+import { copyFrom, copyLine } from '../../src/db/copy.ts';
+import type { AdSpendSynced } from '../../commands/adaccount/spend.ts';
+import { saveNames } from '../reporting_shared/names.ts';
+import { fold, saveAds, spendChunks } from './spend.ts';
+
+const START_SQL = [
+  // Temporary tables live in local buffers (8 MB by default): the replay's rows would go to disk at once.
+  // The setting can only change before the session's first temporary table.
+  `SELECT set_config('temp_buffers', '512MB', false) WHERE pg_my_temp_schema() = 0`,
+  `DROP TABLE IF EXISTS spend_replay`,
+  `CREATE TEMP TABLE spend_replay (
+     seq integer NOT NULL, organization_id text COLLATE "C" NOT NULL, day date NOT NULL, account text COLLATE "C" NOT NULL,
+     ad_id text COLLATE "C" NOT NULL, campaign_id text COLLATE "C" NOT NULL, adset_id text COLLATE "C" NOT NULL,
+     currency text COLLATE "C" NOT NULL, spend numeric NOT NULL, impressions bigint NOT NULL, clicks bigint NOT NULL,
+     reach bigint NOT NULL, platform_leads integer NOT NULL)`,
+];
+
+const COPY_SQL = `COPY spend_replay (seq, organization_id, day, account, ad_id, campaign_id, adset_id, currency, spend, impressions,
+  clicks, reach, platform_leads) FROM STDIN`;
+
+const FACT_COLUMNS = 'organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency, spend, impressions, clicks, reach, platform_leads';
+const bucket = (day: string) => `${day} - (((${day} - DATE '2001-01-01') % g.grain + g.grain) % g.grain)`;
+
+const FINISH_SQL = [
+  // The sort of every staged row and the hash aggregates fit in memory; for this transaction only.
+  `SELECT set_config('work_mem', '512MB', true)`,
+  // The newest sync's values of each day. The campaign and ad set are the newest sync's too, where applySpend() keeps the first write's: the same
+  // unless an ad moved between campaigns, which the platform does not allow.
+  `INSERT INTO report_spend_facts (${FACT_COLUMNS})
+   SELECT DISTINCT ON (organization_id, day, account, ad_id) organization_id, 1, day, account, ad_id, campaign_id, adset_id, currency,
+          round(spend, 6), impressions, clicks, reach, platform_leads
+   FROM spend_replay
+   ORDER BY organization_id, day, account, ad_id, seq DESC`,
+  `DROP TABLE spend_replay`,
+  // Statistics of the day rows, or the roll-ups below are planned for an empty table (a sort of every row instead of a hash).
+  `ANALYZE report_spend_facts`,
+  `INSERT INTO report_spend_facts (${FACT_COLUMNS})
+   SELECT f.organization_id, g.grain, ${bucket('f.bucket')}, f.account, f.ad_id, max(f.campaign_id), max(f.adset_id), max(f.currency),
+          sum(f.spend), sum(f.impressions), sum(f.clicks), sum(f.reach), sum(f.platform_leads)
+   FROM report_spend_facts f CROSS JOIN (VALUES (7), (56)) AS g(grain)
+   WHERE f.grain = 1
+   GROUP BY 1, 2, 3, 4, 5`,
+  // Summed per ad set and day first, as applySpend() does: a tenth of the rows to spread over grains and levels.
+  `INSERT INTO report_spend_levels (organization_id, level, grain, bucket, account, campaign_id, id, currency,
+                                    spend, impressions, clicks, reach, platform_leads)
+   SELECT organization_id, l.level, g.grain, ${bucket('bucket')}, account, campaign_id,
+          CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END, max(currency),
+          sum(spend), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
+   FROM (SELECT organization_id, bucket, account, campaign_id, adset_id, max(currency) AS currency, sum(spend) AS spend,
+                sum(impressions) AS impressions, sum(clicks) AS clicks, sum(reach) AS reach, sum(platform_leads) AS platform_leads
+         FROM report_spend_facts WHERE grain = 1 GROUP BY organization_id, bucket, account, campaign_id, adset_id) AS adset_days
+   CROSS JOIN (VALUES (1), (7), (56)) AS g(grain) CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
+   GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+];
+
+/** Tables whose primary key is dropped for the load and built once after it: cheaper than keeping it row by row. */
+const LOADED = ['report_spend_facts', 'report_spend_levels'];
+
+/** Drops the table's primary key; returns the statement that puts it back as the migrations defined it. */
+async function dropPrimaryKey(db: Client, table: string): Promise<string> {
+  const { rows } = await db.query<{ name: string; definition: string }>(
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`,
+    [table],
+  );
+  if (!rows.length) return `SELECT 1`;
+  await db.query(`ALTER TABLE ${table} DROP CONSTRAINT ${rows[0].name}`);
+  return `ALTER TABLE ${table} ADD CONSTRAINT ${rows[0].name} ${rows[0].definition}`;
+}
+
+/** One rebuild's spend: start() once, stage() per replayed batch, finish() once after the last. */
+export class SpendReplay {
+  private seq = 0;
+  private restoreKeys: string[] = [];
+
+  async start(db: Client): Promise<void> {
+    for (const sql of START_SQL) await db.query(sql);
+    for (const table of LOADED) this.restoreKeys.push(await dropPrimaryKey(db, table));
+  }
+
+  /** The batch's syncs into the staging table; each ad's account, campaign and names as applySpend() writes them. */
+  async stage(db: Client, events: AdSpendSynced[]): Promise<void> {
+    for (const chunk of spendChunks(events)) {
+      const { days, ads, names } = fold(chunk);
+      if (!days.length) continue;
+      const seq = ++this.seq;
+      let data = '';
+      for (const { organizationId, account, currency, day: d } of days) {
+        data += copyLine([seq, organizationId, d.date, account, d.ad_id, d.campaign_id, d.adset_id, currency, d.spend ?? 0,
+          d.impressions ?? 0, d.clicks ?? 0, d.reach ?? 0, d.platform_leads ?? 0]);
+      }
+      await copyFrom(db, COPY_SQL, data);
+      await saveAds(db, ads);
+      await saveNames(db, 'report_ad_names', names);
+    }
+  }
+
+  /** The facts from the staged days, then the primary keys back: the live catch-up after it upserts on them. */
+  async finish(db: Client): Promise<void> {
+    for (const sql of [...FINISH_SQL, ...this.restoreKeys]) await db.query(sql);
+  }
+}
