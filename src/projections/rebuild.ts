@@ -4,9 +4,9 @@
 import type { Client, Pool } from '../db/pool.ts';
 import { START, comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
+import { ensureCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 
 type Apply = (tx: Client, events: RecordedEvent[]) => Promise<void>;
-import { ensureCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 
 export interface ReplayProgress {
   (applied: number, total: number): void;
