@@ -20,7 +20,8 @@ BEGIN
   INSERT INTO contact_list_keys (organization_id, kind, value, updated_at, id, item)
   SELECT n.organization_id, x.kind, x.value, n.updated_at, n.id, n.api_json
   FROM new_rows n CROSS JOIN LATERAL public.contact_list_key_values(n.merged_into, n.tags, n.campaign_ids, n.adset_ids, n.ad_ids) x
-  ON CONFLICT (organization_id, kind, value, updated_at, id) DO UPDATE SET item = EXCLUDED.item;
+  -- A conflict is only a value twice in one row's array (same key, same item): the row's old keys are gone.
+  ON CONFLICT DO NOTHING;
   RETURN NULL;
 END
 $$;
