@@ -46,27 +46,27 @@ const KEYED = ['tag', 'campaign', 'adset', 'ad'] as const;
 
 /**
  * One page of live (not merged) contacts as JSON text. With a tag, campaign, ad set or ad filter the
- * page walks that value's keys and joins the contacts; any other filter is a condition on the row.
- * Every variant runs one plan whatever the values, so the statements stay prepared.
+ * page walks that value's keys, which carry the contact's text (projections/contacts/0008) and exist
+ * only for live cards; contacts are joined only to test any other filter. Every variant runs one plan
+ * whatever the values, so the statements stay prepared.
  */
 export async function listContacts(db: Queryable, organizationId: string, page: Page, filters: ContactFilters): Promise<JsonPage> {
   const params: unknown[] = [organizationId];
-  const where = ['c.organization_id = $1', 'c.merged_into IS NULL'];
-  let from = 'contacts c';
-  let keyAlias = 'c.';
   const driver = KEYED.find((name) => filters[name] !== undefined);
+  const others = (Object.entries(filters) as [keyof ContactFilters, string | undefined][]).filter(([name, value]) => value !== undefined && name !== driver);
+  let query = { from: 'contacts c', item: 'c.api_json', keyAlias: 'c.', where: ['c.organization_id = $1', 'c.merged_into IS NULL'] };
   if (driver) {
     params.push(driver, filters[driver]);
-    from = 'contact_list_keys k JOIN contacts c ON c.organization_id = k.organization_id AND c.id = k.id';
-    where.push('k.organization_id = $1', 'k.kind = $2', 'k.value = $3');
-    keyAlias = 'k.';
+    const keys = ['k.organization_id = $1', 'k.kind = $2', 'k.value = $3'];
+    query = others.length
+      ? { from: 'contact_list_keys k JOIN contacts c ON c.organization_id = k.organization_id AND c.id = k.id', item: 'k.item', keyAlias: 'k.', where: [...query.where, ...keys] }
+      : { from: 'contact_list_keys k', item: 'k.item', keyAlias: 'k.', where: keys };
   }
-  for (const [name, value] of Object.entries(filters) as [keyof ContactFilters, string | undefined][]) {
-    if (value === undefined || name === driver) continue;
+  for (const [name, value] of others) {
     params.push(value);
-    where.push(FILTERS[name](params.length));
+    query.where.push(FILTERS[name](params.length));
   }
-  return jsonPage(db, { from, item: 'c.api_json', keyAlias, where, params, prepared: true }, page);
+  return jsonPage(db, { ...query, params, prepared: true }, page);
 }
 
 /** Every card (merged ones too) with this phone: they follow its SMS block together. */

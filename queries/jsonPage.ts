@@ -36,6 +36,12 @@ export interface JsonPageQuery {
    * in list order, the keyset), never for time ranges whose best plan depends on how many rows match.
    */
   prepared: boolean;
+  /**
+   * Conditions that split the list into disjoint parts (each with its own parameters in `params`): every
+   * part is walked in list order by its own index scan, limited to the page, and the parts are merged.
+   * For a filter no index serves in list order as a whole, but each part of it does.
+   */
+  parts?: string[];
 }
 
 /** A row count for the statement's text: only ever a whole number. */
@@ -51,9 +57,15 @@ export async function jsonPage(db: Queryable, query: JsonPageQuery, page: Page):
   const values = [...params, ...ks.params];
   // The row count is written into the text, not passed: with LIMIT $n the generic plan is costed for an
   // unknown count and PostgreSQL keeps planning every execution anew, prepared or not.
-  const text = `SELECT count(*)::int AS found, string_agg(item, E',\\n' ORDER BY ${keyset(page, 0).orderBy}) AS items
-     FROM (SELECT ${item} AS item, ${keyAlias}updated_at AS updated_at, ${keyAlias}id AS id FROM ${from}
-           WHERE ${where.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${count(page.limit + 1)}) AS p`;
+  const take = count(page.limit + 1);
+  const select = (conditions: string[]) => `SELECT ${item} AS item, ${keyAlias}updated_at AS updated_at, ${keyAlias}id AS id FROM ${from}
+           WHERE ${conditions.join(' AND ')} AND ${ks.where} ORDER BY ${ks.orderBy} LIMIT ${take}`;
+  // Parts: each one a limited walk in list order, merged (a Merge Append) and limited again.
+  const parts = query.parts ?? [];
+  const inner = parts.length > 1
+    ? `${parts.map((part) => `(${select([...where, part])})`).join(' UNION ALL ')} ORDER BY ${keyset(page, 0).orderBy} LIMIT ${take}`
+    : select([...where, ...parts]);
+  const text = `SELECT count(*)::int AS found, string_agg(item, E',\\n' ORDER BY ${keyset(page, 0).orderBy}) AS items FROM (${inner}) AS p`;
   // Statement names are per connection and unique per text: a digest of the text (63 bytes at most).
   const name = query.prepared ? `page_${createHash('sha1').update(text).digest('base64url')}` : undefined;
   const { rows } = await db.query<{ found: number; items: string | null }>({ name, text, values });
