@@ -45,6 +45,9 @@ output = output.replace(/\x1b\[[0-9;]*m/g, '');
 const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? 0);
 const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? 0);
 const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
-const failed = Math.max(total - passed - skipped, code === 0 ? 0 : 1);
+// uvu's Total counts the tests that ran (skipped ones are apart), so every one not passed failed; its FAIL
+// lines are counted too, since its exit code alone has been seen to be 0 after a failure.
+const failLines = (output.match(/^\s*FAIL\s/gm) ?? []).length;
+const failed = Math.max(total - passed, failLines, code === 0 ? 0 : 1);
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(code !== 0 || failed > 0 || passed === 0 ? 1 : 0);

@@ -19,6 +19,12 @@ test.before(async (ctx) => {
   ctx.sandbox.seedForm({ id: 'form-77', pageId: 'page-77', name: 'Free consultation' });
   await connectPage(ctx.server.services.store, { organizationId: ctx.org.organizationId, pageId: 'page-77', token: 'page-token-77' }, ctx.server.services.secrets.encryptionKey, new Date());
   await ctx.server.settle();
+  // Connecting a page queues a backfill import of its leads: it must be over before a test seeds a lead in
+  // the sandbox, or it may import that lead before the test's own notice arrives (which then adds nothing).
+  await eventually(async () => {
+    const { rows } = await ctx.server.services.pool.query<{ status: string }>(`SELECT status FROM jobs WHERE organization_id = $1 AND kind = 'lead_import'`, [ctx.org.organizationId]);
+    return rows.length > 0 && rows.every((r) => ['done', 'failed', 'cancelled'].includes(r.status));
+  });
 });
 test.after(async (ctx) => {
   await ctx.server.stop();
