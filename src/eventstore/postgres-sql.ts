@@ -22,13 +22,20 @@ import {
 
 type ClaimKind = 'any' | 'no_stream' | 'stream_exists' | 'exact';
 
+/** Class of the two-key advisory locks that queue writers of one stream (see claimSql). */
+const STREAM_LOCK = 1163088205;
+
 // One statement per stream: the stream row is claimed (with the expected-revision check in its
 // WHERE clause) and the events inserted behind it, so a stream append is one round trip. The row
 // lock on es_streams serialises writers of one stream; writers of different streams never wait.
 function claimSql(kind: ClaimKind, count: string, revision: string): string {
   switch (kind) {
     case 'any':
-      return `INSERT INTO es_streams (stream_id, revision) VALUES ($1, ${count} - 1)
+      // Writers of one stream queue on a lock taken before any row is written: two transactions creating
+      // the same stream would otherwise both take a transaction id, and the one that loses the insertion
+      // and waits could hold the lower id, so its later revisions would come first in the global order.
+      return `INSERT INTO es_streams (stream_id, revision)
+        SELECT $1, ${count} - 1 FROM (SELECT pg_advisory_xact_lock(${STREAM_LOCK}, hashtext($1))) AS queued
         ON CONFLICT (stream_id) DO UPDATE SET revision = es_streams.revision + ${count} RETURNING revision`;
     case 'no_stream':
       return `INSERT INTO es_streams (stream_id, revision) VALUES ($1, ${count} - 1) ON CONFLICT (stream_id) DO NOTHING RETURNING revision`;
