@@ -18,7 +18,7 @@ export interface TargetInput {
 
 export async function createTarget(store: EventStore, encryptionKey: Buffer, input: TargetInput, now: Date): Promise<{ id: string; position: Position }> {
   const token = input.token.trim();
-  if (token.length < 8 || /\s/.test(token)) throw validationError('token', 'the platform access token (no spaces)');
+  if (token === '' || /\s/.test(token)) throw validationError('token', 'the platform access token (not empty, no spaces)');
   const targetId = randomUUID();
   const organizationExists = (await store.readStream(organizationStream(input.organizationId), { maxCount: 1 })).length > 0;
   const handled = await handleCommand(store, targetStream(targetId), targetAggregate, (state) =>

@@ -9,7 +9,8 @@ export const ErrorBody = z.object({
   error: z.object({
     code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe('Stable code; never translated'),
     message: z.string().describe('For humans, in the language of Accept-Language (Polish by default)'),
-    details: z.record(z.string(), z.unknown()).optional().describe('Extra data, e.g. required_scope, fields, contact_id'),
+    details: z.record(z.string(), z.unknown()).optional()
+      .describe('Extra data, e.g. required_scope, contact_id, merged_into; for validation_error `field` (the first field at fault) and `fields` (each field with its problem)'),
   }),
 }).meta({ id: 'Error' });
 
@@ -20,8 +21,15 @@ export function languageOf(req: Request): Language {
 /** The error body of `error`, its message in `language`; details only when there are some. */
 export function errorBody(error: ApiError, language: Language): z.infer<typeof ErrorBody> {
   const body: z.infer<typeof ErrorBody> = { error: { code: error.code, message: MESSAGES[error.code][language] } };
-  if (error.details && Object.keys(error.details).length) body.error.details = error.details;
+  if (error.details && Object.keys(error.details).length) body.error.details = withFirstField(error.details);
   return body;
+}
+
+/** A validation error names its first field at the top of details too, for clients that read one field. */
+function withFirstField(details: Record<string, unknown>): Record<string, unknown> {
+  const fields = details.fields as { field: string }[] | undefined;
+  if (!Array.isArray(fields) || !fields.length || 'field' in details) return details;
+  return { field: fields[0].field, ...details };
 }
 
 export function sendError(req: Request, res: Response, error: ApiError): void {

@@ -2,6 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { pauseSource } from '../../commands/source/handlers.ts';
+import { createTarget } from '../../commands/target/handlers.ts';
+import type { ApiError } from '../../commands/shared/errors.ts';
 import { setupConversions, recentIso, type Setup } from './support.ts';
 
 // PLATFORM_SENDING=off: these tests look at what is queued and read back, not at sending.
@@ -182,6 +184,19 @@ test('without events:read a key cannot list; without events:write it cannot post
   const { key } = await server.newKey(s.organizationId, ['contacts:read']);
   assert.is((await server.request('GET', '/events', { key })).status, 403);
   assert.is((await post(server, key, { ...base(s), external_id: 'scope' })).status, 403);
+});
+
+
+test('a dataset connection takes any access token without spaces, however short, and refuses a blank one', async ({ server }) => {
+  const org = await server.newOrganization();
+  const { store, secrets } = server.services;
+  const make = (token: string) => createTarget(store, secrets.encryptionKey, { organizationId: org.organizationId, datasetId: '3001', token, mode: 'test' }, new Date());
+  assert.ok((await make('abc')).id);
+  for (const token of ['', '   ', 'two words']) {
+    const refused = await make(token).then(() => null, (e: ApiError) => e);
+    assert.is(refused?.code, 'validation_error', JSON.stringify(token));
+    assert.equal(refused?.details, { fields: [{ field: 'token', message: 'the platform access token (not empty, no spaces)' }] });
+  }
 });
 
 test.run();

@@ -96,6 +96,7 @@ test('bad values are 400 validation_error naming each field and why', async (ctx
   const fields = new Set((res.body.error.details.fields as { field: string; message: string }[]).map((f) => f.field));
   assert.equal([...fields].sort(), ['name', 'size']);
   for (const f of res.body.error.details.fields) assert.ok(f.message.length > 3);
+  assert.is(res.body.error.details.field, res.body.error.details.fields[0].field, 'the first field is named at the top too');
   const query = await ctx.app.request('GET', '/test/items?limit=0&colour=red', { key: ctx.org.key });
   assert.is(query.status, 400);
   assert.is(query.body.error.code, 'validation_error');
