@@ -48,16 +48,28 @@ export interface RouteHooks {
 }
 
 /**
- * A body that is JSON text already, with the headers res.json would set. The idempotency record of a
- * POST captures answers given through res.json, so there the text goes that way (parsed once more).
+ * A body that is JSON text already (whole, or in parts such as a list's envelope around its page), with
+ * the headers res.json would set. The idempotency record of a POST captures answers given through
+ * res.json, so there the text goes that way (parsed once more). Other answers write the parts as they
+ * are, corked into one socket write with the headers: res.send would first join them into one string and
+ * copy that into a Buffer, two more copies of a 35-65 KB page per request and a measurable share of a
+ * list's cost (docs/contacts-and-leads.md, session 4).
  */
-function sendJsonText(req: Request, res: Response, status: number, text: string): void {
+function sendJsonText(req: Request, res: Response, status: number, text: string | readonly string[]): void {
   if (req.method === 'POST') {
-    res.status(status).json(JSON.parse(text));
+    res.status(status).json(JSON.parse(typeof text === 'string' ? text : text.join('')));
     return;
   }
+  const parts = typeof text === 'string' ? [text] : text;
+  let length = 0;
+  for (const part of parts) length += Buffer.byteLength(part);
   if (!res.get('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.status(status).send(text);
+  res.setHeader('Content-Length', length);
+  res.statusCode = status;
+  res.cork();
+  for (const part of parts) res.write(part);
+  res.end();
+  res.uncork();
 }
 
 /** Express paths use :id; the route table writes them the same way. */

@@ -43,8 +43,9 @@ export interface RouteResult {
   /**
    * The body already serialised as JSON text (instead of `body`): answered as it is, with the same
    * Content-Type as `body`, so a list built from JSON kept in the read model is not parsed and written again.
+   * In parts, it is written part after part (a list's page is not copied into one string first).
    */
-  rawBody?: string;
+  rawBody?: string | readonly string[];
   headers?: Record<string, string>;
 }
 

@@ -14,10 +14,10 @@ export const CONTACT_READ_MODELS = ['contacts'] as const;
 
 export type Contact = z.infer<typeof ContactSchema>;
 
-/** The list envelope { data, next_cursor, has_more } as JSON text, around the page's joined items. */
-export function jsonListBody(found: JsonPage, page: Page, key: Buffer): string {
+/** The list envelope { data, next_cursor, has_more } as JSON text in three parts, around the page's joined items. */
+export function jsonListBody(found: JsonPage, page: Page, key: Buffer): readonly string[] {
   const cursor = JSON.stringify(found.last ? cursorAfter(found.last, page, key) : null);
-  return `{"data":[${found.items}],"next_cursor":${cursor},"has_more":${found.hasMore}}`;
+  return ['{"data":[', found.items, `],"next_cursor":${cursor},"has_more":${found.hasMore}}`];
 }
 
 /** A live card of the organisation, or the spec's 404 / 409 contact_merged. */

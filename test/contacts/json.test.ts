@@ -87,6 +87,23 @@ test('paging with limit 1 walks every contact and lead once, in either order; an
   assert.equal(empty.body, { data: [], next_cursor: null, has_more: false });
 });
 
+test('a list is written in parts: Content-Length counts its UTF-8 bytes (non-ASCII names), HEAD answers the headers alone', async ({ server, org }) => {
+  for (const path of ['/contacts?limit=100', '/leads?limit=100']) {
+    const res = await fetch(`${server.origin}/v1${path}`, { headers: { authorization: `Bearer ${org.key}` } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    assert.is(res.status, 200);
+    assert.is(Number(res.headers.get('content-length')), bytes.length);
+    if (path.startsWith('/contacts')) assert.ok(bytes.length > bytes.toString('utf8').length, 'the seeded name makes the page longer in bytes than in characters');
+    assert.is(JSON.parse(bytes.toString('utf8')).has_more, false);
+    assert.ok(res.headers.get('x-request-id'));
+    assert.ok(res.headers.get('x-ratelimit-limit'));
+    const head = await fetch(`${server.origin}/v1${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${org.key}` } });
+    assert.is(head.status, 200);
+    assert.is(head.headers.get('content-length'), res.headers.get('content-length'));
+    assert.is((await head.arrayBuffer()).byteLength, 0);
+  }
+});
+
 test('a rebuild of the contacts read model keeps the JSON columns (their functions live outside the side schema)', async ({ server, org }) => {
   const before = await server.request('GET', '/leads?limit=100', { key: org.key });
   await rebuildProjector(server.services.pool, server.services.store, contactsProjector);
