@@ -1,9 +1,10 @@
 // The creative report: per creative group, the campaign metrics plus delivery, a weekly trend, momentum
 // and a fatigue verdict, with totals per currency against the previous period.
 import type { Queryable } from '../../src/db/pool.ts';
-import { addDays, tileRange, type Bucket } from '../../projections/reporting_shared/days.ts';
+import { addDays, tileRange } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type SyncItem } from './catalog.ts';
-import { leadsBy, spendBy, type Grouping } from './facts.ts';
+import { leadsBy, spendBy } from './facts.ts';
+import { leadsPerAd, spendPerAd, type AdFacts, type WeekTile } from './creative-facts.ts';
 import { byCurrency, fold, totals, type Cell, type TotalItem } from './assemble.ts';
 import { selectGroups, type CreativeGroup } from './creative-groups.ts';
 import { creativeRow, type CreativeRow } from './creative-row.ts';
@@ -39,20 +40,47 @@ export function weeksOf(params: Pick<CreativeParams, 'to' | 'weeks'>): Week[] {
 }
 
 /** Each week tiled on its own (a 7-day bucket when the week is a Monday-to-Sunday one, else its days): no tile spans two weeks. */
-const weekTiles = (weeks: Week[]): Bucket[] => weeks.flatMap((w) => tileRange(w.from, w.to));
+const weekTiles = (weeks: Week[]): WeekTile[] => weeks.flatMap((w) => tileRange(w.from, w.to).map((t) => ({ ...t, week: weeks.length - w.index })));
+
+/** The range's tiles, every one counted in the total only (its week is past the trend's). */
+const rangeTiles = (params: CreativeParams): WeekTile[] => tileRange(params.from, params.to).map((t) => ({ ...t, week: params.weeks }));
 
 /**
- * Rows per ad and week, and per ad over the range. When the range holds the weeks (as by default), one query
- * reads the weeks' tiles and the range's days before them, grouped by week and over everything at once.
+ * Facts per ad over the weeks and over the range. When the range holds the weeks (as by default), one query
+ * reads the weeks' tiles and the range's tiles before them, and the total of each row is the range's.
  */
-async function weeksAndRange<T extends { week: number }>(
-  params: CreativeParams, weeks: Week[], read: (tiles: Bucket[], grouping: Grouping) => Promise<T[]>,
-): Promise<[T[], T[]]> {
-  const weekly: Grouping = { by: 'ad_id', weeksEndingAt: params.to };
-  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), weekly), read(tileRange(params.from, params.to), { by: 'ad_id' })]);
-  const head = params.from < params.weeksFrom ? tileRange(params.from, addDays(params.weeksFrom, -1)) : [];
-  const rows = await read([...head, ...weekTiles(weeks)], { ...weekly, totalAfterWeeks: params.weeks });
-  return [rows.filter((r) => r.week >= 0 && r.week < params.weeks), rows.filter((r) => r.week === -1).map((r) => ({ ...r, week: 0 }))];
+async function weeksAndRange(params: CreativeParams, weeks: Week[], read: (tiles: WeekTile[], weekColumns: number) => Promise<AdFacts[]>): Promise<[AdFacts[], AdFacts[]]> {
+  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), params.weeks), read(rangeTiles(params), 0)]);
+  const head = params.from < params.weeksFrom ? tileRange(params.from, addDays(params.weeksFrom, -1)).map((t) => ({ ...t, week: params.weeks })) : [];
+  const rows = await read([...head, ...weekTiles(weeks)], params.weeks);
+  return [rows, rows];
+}
+
+/**
+ * Cells as fold() makes them (assemble.ts), per (ad, currency) over the range or per (ad, currency, week):
+ * spend first, then leads in their currency, in row order, so every float sum adds in the same order.
+ */
+function cellsOf(spend: AdFacts[], leads: AdFacts[], currencies: Currencies, perWeek: boolean): Iterable<Cell> {
+  const cells = new Map<string, Cell>();
+  const add = (id: string, currency: string, week: number, sums: Partial<Sums>) => {
+    const key = `${id}\u0001${currency}\u0001${week}`;
+    let cell = cells.get(key);
+    if (!cell) {
+      cell = { id, campaign_id: '', adset_id: '', currency, week, sums: emptySums() };
+      cells.set(key, cell);
+    }
+    addInto(cell.sums, sums);
+  };
+  const each = (f: AdFacts, currency: string) => {
+    if (!perWeek) return add(f.id, currency, 0, f.total);
+    for (let w = 0; w < f.weeks.length; w++) {
+      const sums = f.weeks[w];
+      if (sums) add(f.id, currency, w, sums);
+    }
+  };
+  for (const s of spend) each(s, s.currency);
+  for (const l of leads) each(l, currencies.resolve(l.currency, 'ad', l.id, l.campaign_id));
+  return cells.values();
 }
 
 /** Sums per (group, currency) and, for the weekly cells, per week. */
@@ -80,7 +108,6 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);
   const previous = previousRange(params);
   const byAd = { by: 'ad_id' as const };
-  const weekly = { by: 'ad_id' as const, weeksEndingAt: params.to };
   // Facts of ads outside the groups are dropped when folded into groups below, so the ad list only narrows
   // what is read; with no group filter, every ad with a creative is selected and the list filters nothing.
   const filtered = params.format !== undefined || params.tag !== undefined || params.adAccount !== undefined;
@@ -91,16 +118,16 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   const spendOfAll = !filtered && ads.every((a) => groupOfAd.has(a.ad_id));
   const weeks = weeksOf(params);
   const [[spendWeeks, spendRange], [leadsWeeks, leadsRange], spendBefore, leadsBefore] = await Promise.all([
-    weeksAndRange(params, weeks, (tiles, grouping) => spendBy(db, organizationId, tiles, grouping, selected)),
+    weeksAndRange(params, weeks, (tiles, weekColumns) => spendPerAd(db, organizationId, tiles, weekColumns, selected)),
     // Every ad's leads over the range (for the unattributed count), the selected ones' weeks.
     filtered
-      ? Promise.all([leadsBy(db, organizationId, weekTiles(weeks), weekly, selected), leadsBy(db, organizationId, tileRange(params.from, params.to), byAd, everyAd)])
-      : weeksAndRange(params, weeks, (tiles, grouping) => leadsBy(db, organizationId, tiles, grouping, everyAd)),
+      ? Promise.all([leadsPerAd(db, organizationId, weekTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, rangeTiles(params), 0, everyAd)])
+      : weeksAndRange(params, weeks, (tiles, weekColumns) => leadsPerAd(db, organizationId, tiles, weekColumns, everyAd)),
     spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected),
     leadsBy(db, organizationId, tileRange(previous.from, previous.to), byAd, selected),
   ]);
-  const range = byGroup(fold(spendRange, leadsRange, currencies, 'ad').cells.values(), groupOfAd);
-  const trend = byGroup(fold(spendWeeks, leadsWeeks, currencies, 'ad').cells.values(), groupOfAd);
+  const range = byGroup(cellsOf(spendRange, leadsRange, currencies, false), groupOfAd);
+  const trend = byGroup(cellsOf(spendWeeks, leadsWeeks, currencies, true), groupOfAd);
   const inGroups = (c: Cell) => groupOfAd.has(c.id);
   const before = [
     ...[...fold(spendBefore, [], currencies, 'ad').cells.values()].filter((c) => spendOfAll || inGroups(c)),
@@ -128,13 +155,13 @@ function sumsByCurrency(entries: Iterable<{ currency: string; sums: Sums }>): Ma
 }
 
 /** Paid leads of the range whose ad has no known creative (or no ad id); with an account filter, only that account's ads. */
-function unattributedCreatives(leads: Awaited<ReturnType<typeof leadsBy>>, withCreative: Set<string>, ads: Awaited<ReturnType<typeof listAds>>, account: string | undefined): number {
+function unattributedCreatives(leads: AdFacts[], withCreative: Set<string>, ads: Awaited<ReturnType<typeof listAds>>, account: string | undefined): number {
   const accountOf = new Map(ads.map((a) => [a.ad_id, a.account]));
   let n = 0;
   for (const l of leads) {
-    if (l.organic || withCreative.has(l.id)) continue;
+    if (withCreative.has(l.id)) continue;
     if (account !== undefined && accountOf.get(l.id) !== account) continue;
-    n += l.leads;
+    n += l.total.leads ?? 0;
   }
   return n;
 }
