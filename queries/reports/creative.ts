@@ -3,7 +3,7 @@
 import type { Queryable } from '../../src/db/pool.ts';
 import { addDays, tileRange } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type SyncItem } from './catalog.ts';
-import { leadsBy, spendBy } from './facts.ts';
+import { spendBy } from './facts.ts';
 import { leadsPerAd, spendPerAd, type AdFacts, type WeekTile } from './creative-facts.ts';
 import { byCurrency, fold, totals, type Cell, type TotalItem } from './assemble.ts';
 import { selectGroups, type CreativeGroup } from './creative-groups.ts';
@@ -57,43 +57,67 @@ async function weeksAndRange(params: CreativeParams, weeks: Week[], read: (tiles
 }
 
 /**
- * Cells as fold() makes them (assemble.ts), per (ad, currency) over the range or per (ad, currency, week):
- * spend first, then leads in their currency, in row order, so every float sum adds in the same order.
+ * Cells as fold() makes them (assemble.ts), per (ad, currency) over the range: spend first, then leads in their
+ * currency, in row order, so every float sum adds in the same order.
  */
-function cellsOf(spend: AdFacts[], leads: AdFacts[], currencies: Currencies, perWeek: boolean): Iterable<Cell> {
+function cellsOf(spend: AdFacts[], leads: AdFacts[], currencies: Currencies): Iterable<Cell> {
   const cells = new Map<string, Cell>();
-  const add = (id: string, currency: string, week: number, sums: Partial<Sums>) => {
-    const key = `${id}\u0001${currency}\u0001${week}`;
+  const add = (id: string, currency: string, sums: Partial<Sums>) => {
+    const key = `${id}\u0001${currency}`;
     let cell = cells.get(key);
     if (!cell) {
-      cell = { id, campaign_id: '', adset_id: '', currency, week, sums: emptySums() };
+      cell = { id, campaign_id: '', adset_id: '', currency, week: 0, sums: emptySums() };
       cells.set(key, cell);
     }
     addInto(cell.sums, sums);
   };
-  const each = (f: AdFacts, currency: string) => {
-    if (!perWeek) return add(f.id, currency, 0, f.total);
-    for (let w = 0; w < f.weeks.length; w++) {
-      const sums = f.weeks[w];
-      if (sums) add(f.id, currency, w, sums);
-    }
-  };
-  for (const s of spend) each(s, s.currency);
-  for (const l of leads) each(l, currencies.resolve(l.currency, 'ad', l.id, l.campaign_id));
+  for (const s of spend) add(s.id, s.currency, s.total);
+  for (const l of leads) add(l.id, currencies.resolve(l.currency, 'ad', l.id, l.campaign_id), l.total);
   return cells.values();
 }
 
-/** Sums per (group, currency) and, for the weekly cells, per week. */
-function byGroup(cells: Iterable<Cell>, groupOfAd: Map<string, string>): Map<string, { group: string; currency: string; sums: Sums; weeks: Map<number, Sums> }> {
-  const out = new Map<string, { group: string; currency: string; sums: Sums; weeks: Map<number, Sums> }>();
+interface GroupWeeks {
+  group: string;
+  currency: string;
+  /** By weeks before the last (0 = the week ending on `to`). */
+  weeks: Map<number, Sums>;
+}
+
+/**
+ * Sums per (group, currency) and week, added straight from the rows. The trend shows only spend (one row per
+ * ad and currency, added in row order as through cells) and counts, so no per-ad cell is needed.
+ */
+function weeksByGroup(spend: AdFacts[], leads: AdFacts[], currencies: Currencies, groupOfAd: Map<string, string>): Map<string, GroupWeeks> {
+  const out = new Map<string, GroupWeeks>();
+  const add = (f: AdFacts, currency: string) => {
+    const group = groupOfAd.get(f.id);
+    if (group === undefined) return;
+    const key = `${group}\u0001${currency}`;
+    for (let w = 0; w < f.weeks.length; w++) {
+      const sums = f.weeks[w];
+      if (!sums) continue;
+      let entry = out.get(key);
+      if (!entry) out.set(key, (entry = { group, currency, weeks: new Map() }));
+      const into = entry.weeks.get(w);
+      if (into) addInto(into, sums);
+      else entry.weeks.set(w, addInto(emptySums(), sums));
+    }
+  };
+  for (const s of spend) add(s, s.currency);
+  for (const l of leads) add(l, currencies.resolve(l.currency, 'ad', l.id, l.campaign_id));
+  return out;
+}
+
+/** Sums per (group, currency) over the range. */
+function byGroup(cells: Iterable<Cell>, groupOfAd: Map<string, string>): Map<string, { group: string; currency: string; sums: Sums }> {
+  const out = new Map<string, { group: string; currency: string; sums: Sums }>();
   for (const cell of cells) {
     const group = groupOfAd.get(cell.id);
     if (group === undefined) continue;
     const key = `${group}\u0001${cell.currency}`;
-    const entry = out.get(key) ?? { group, currency: cell.currency, sums: emptySums(), weeks: new Map() };
-    addInto(entry.sums, cell.sums);
-    entry.weeks.set(cell.week, addInto(entry.weeks.get(cell.week) ?? emptySums(), cell.sums));
-    out.set(key, entry);
+    const entry = out.get(key);
+    if (entry) addInto(entry.sums, cell.sums);
+    else out.set(key, { group, currency: cell.currency, sums: addInto(emptySums(), cell.sums) });
   }
   return out;
 }
@@ -124,14 +148,14 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
       ? Promise.all([leadsPerAd(db, organizationId, weekTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, rangeTiles(params), 0, everyAd)])
       : weeksAndRange(params, weeks, (tiles, weekColumns) => leadsPerAd(db, organizationId, tiles, weekColumns, everyAd)),
     spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected),
-    leadsBy(db, organizationId, tileRange(previous.from, previous.to), byAd, selected),
+    leadsPerAd(db, organizationId, tileRange(previous.from, previous.to).map((t) => ({ ...t, week: 0 })), 0, selected),
   ]);
-  const range = byGroup(cellsOf(spendRange, leadsRange, currencies, false), groupOfAd);
-  const trend = byGroup(cellsOf(spendWeeks, leadsWeeks, currencies, true), groupOfAd);
+  const range = byGroup(cellsOf(spendRange, leadsRange, currencies), groupOfAd);
+  const trend = weeksByGroup(spendWeeks, leadsWeeks, currencies, groupOfAd);
   const inGroups = (c: Cell) => groupOfAd.has(c.id);
   const before = [
     ...[...fold(spendBefore, [], currencies, 'ad').cells.values()].filter((c) => spendOfAll || inGroups(c)),
-    ...[...fold([], leadsBefore, currencies, 'ad').cells.values()].filter(inGroups),
+    ...[...cellsOf([], leadsBefore, currencies)].filter(inGroups),
   ];
   const rows: CreativeRow[] = [];
   for (const key of new Set([...range.keys(), ...trend.keys()])) {
