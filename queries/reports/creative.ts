@@ -1,9 +1,10 @@
 // The creative report: per creative group, the campaign metrics plus delivery, a weekly trend, momentum
 // and a fatigue verdict, with totals per currency against the previous period.
 import type { Queryable } from '../../src/db/pool.ts';
-import { addDays, tileRange, type Bucket } from '../../projections/reporting_shared/days.ts';
+import { addDays, tileRange } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type SyncItem } from './catalog.ts';
-import { leadsBy, spendBy, type Grouping } from './facts.ts';
+import { spendBy } from './facts.ts';
+import { leadsPerAd, spendPerAd, type AdFacts, type WeekTile } from './creative-facts.ts';
 import { byCurrency, fold, totals, type Cell, type TotalItem } from './assemble.ts';
 import { selectGroups, type CreativeGroup } from './creative-groups.ts';
 import { creativeRow, type CreativeRow } from './creative-row.ts';
@@ -39,33 +40,84 @@ export function weeksOf(params: Pick<CreativeParams, 'to' | 'weeks'>): Week[] {
 }
 
 /** Each week tiled on its own (a 7-day bucket when the week is a Monday-to-Sunday one, else its days): no tile spans two weeks. */
-const weekTiles = (weeks: Week[]): Bucket[] => weeks.flatMap((w) => tileRange(w.from, w.to));
+const weekTiles = (weeks: Week[]): WeekTile[] => weeks.flatMap((w) => tileRange(w.from, w.to).map((t) => ({ ...t, week: weeks.length - w.index })));
+
+/** The range's tiles, every one counted in the total only (its week is past the trend's). */
+const rangeTiles = (params: CreativeParams): WeekTile[] => tileRange(params.from, params.to).map((t) => ({ ...t, week: params.weeks }));
 
 /**
- * Rows per ad and week, and per ad over the range. When the range holds the weeks (as by default), one query
- * reads the weeks' tiles and the range's days before them, grouped by week and over everything at once.
+ * Facts per ad over the weeks and over the range. When the range holds the weeks (as by default), one query
+ * reads the weeks' tiles and the range's tiles before them, and the total of each row is the range's.
  */
-async function weeksAndRange<T extends { week: number }>(
-  params: CreativeParams, weeks: Week[], read: (tiles: Bucket[], grouping: Grouping) => Promise<T[]>,
-): Promise<[T[], T[]]> {
-  const weekly: Grouping = { by: 'ad_id', weeksEndingAt: params.to };
-  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), weekly), read(tileRange(params.from, params.to), { by: 'ad_id' })]);
-  const head = params.from < params.weeksFrom ? tileRange(params.from, addDays(params.weeksFrom, -1)) : [];
-  const rows = await read([...head, ...weekTiles(weeks)], { ...weekly, totalAfterWeeks: params.weeks });
-  return [rows.filter((r) => r.week >= 0 && r.week < params.weeks), rows.filter((r) => r.week === -1).map((r) => ({ ...r, week: 0 }))];
+async function weeksAndRange(params: CreativeParams, weeks: Week[], read: (tiles: WeekTile[], weekColumns: number) => Promise<AdFacts[]>): Promise<[AdFacts[], AdFacts[]]> {
+  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), params.weeks), read(rangeTiles(params), 0)]);
+  const head = params.from < params.weeksFrom ? tileRange(params.from, addDays(params.weeksFrom, -1)).map((t) => ({ ...t, week: params.weeks })) : [];
+  const rows = await read([...head, ...weekTiles(weeks)], params.weeks);
+  return [rows, rows];
 }
 
-/** Sums per (group, currency) and, for the weekly cells, per week. */
-function byGroup(cells: Iterable<Cell>, groupOfAd: Map<string, string>): Map<string, { group: string; currency: string; sums: Sums; weeks: Map<number, Sums> }> {
-  const out = new Map<string, { group: string; currency: string; sums: Sums; weeks: Map<number, Sums> }>();
+/**
+ * Cells as fold() makes them (assemble.ts), per (ad, currency) over the range: spend first, then leads in their
+ * currency, in row order, so every float sum adds in the same order.
+ */
+function cellsOf(spend: AdFacts[], leads: AdFacts[], currencies: Currencies): Iterable<Cell> {
+  const cells = new Map<string, Cell>();
+  const add = (id: string, currency: string, sums: Partial<Sums>) => {
+    const key = `${id}\u0001${currency}`;
+    let cell = cells.get(key);
+    if (!cell) {
+      cell = { id, campaign_id: '', adset_id: '', currency, week: 0, sums: emptySums() };
+      cells.set(key, cell);
+    }
+    addInto(cell.sums, sums);
+  };
+  for (const s of spend) add(s.id, s.currency, s.total);
+  for (const l of leads) add(l.id, currencies.resolve(l.currency, 'ad', l.id, l.campaign_id), l.total);
+  return cells.values();
+}
+
+interface GroupWeeks {
+  group: string;
+  currency: string;
+  /** By weeks before the last (0 = the week ending on `to`). */
+  weeks: Map<number, Sums>;
+}
+
+/**
+ * Sums per (group, currency) and week, added straight from the rows. The trend shows only spend (one row per
+ * ad and currency, added in row order as through cells) and counts, so no per-ad cell is needed.
+ */
+function weeksByGroup(spend: AdFacts[], leads: AdFacts[], currencies: Currencies, groupOfAd: Map<string, string>): Map<string, GroupWeeks> {
+  const out = new Map<string, GroupWeeks>();
+  const add = (f: AdFacts, currency: string) => {
+    const group = groupOfAd.get(f.id);
+    if (group === undefined) return;
+    const key = `${group}\u0001${currency}`;
+    for (let w = 0; w < f.weeks.length; w++) {
+      const sums = f.weeks[w];
+      if (!sums) continue;
+      let entry = out.get(key);
+      if (!entry) out.set(key, (entry = { group, currency, weeks: new Map() }));
+      const into = entry.weeks.get(w);
+      if (into) addInto(into, sums);
+      else entry.weeks.set(w, addInto(emptySums(), sums));
+    }
+  };
+  for (const s of spend) add(s, s.currency);
+  for (const l of leads) add(l, currencies.resolve(l.currency, 'ad', l.id, l.campaign_id));
+  return out;
+}
+
+/** Sums per (group, currency) over the range. */
+function byGroup(cells: Iterable<Cell>, groupOfAd: Map<string, string>): Map<string, { group: string; currency: string; sums: Sums }> {
+  const out = new Map<string, { group: string; currency: string; sums: Sums }>();
   for (const cell of cells) {
     const group = groupOfAd.get(cell.id);
     if (group === undefined) continue;
     const key = `${group}\u0001${cell.currency}`;
-    const entry = out.get(key) ?? { group, currency: cell.currency, sums: emptySums(), weeks: new Map() };
-    addInto(entry.sums, cell.sums);
-    entry.weeks.set(cell.week, addInto(entry.weeks.get(cell.week) ?? emptySums(), cell.sums));
-    out.set(key, entry);
+    const entry = out.get(key);
+    if (entry) addInto(entry.sums, cell.sums);
+    else out.set(key, { group, currency: cell.currency, sums: addInto(emptySums(), cell.sums) });
   }
   return out;
 }
@@ -80,7 +132,6 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);
   const previous = previousRange(params);
   const byAd = { by: 'ad_id' as const };
-  const weekly = { by: 'ad_id' as const, weeksEndingAt: params.to };
   // Facts of ads outside the groups are dropped when folded into groups below, so the ad list only narrows
   // what is read; with no group filter, every ad with a creative is selected and the list filters nothing.
   const filtered = params.format !== undefined || params.tag !== undefined || params.adAccount !== undefined;
@@ -91,20 +142,20 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
   const spendOfAll = !filtered && ads.every((a) => groupOfAd.has(a.ad_id));
   const weeks = weeksOf(params);
   const [[spendWeeks, spendRange], [leadsWeeks, leadsRange], spendBefore, leadsBefore] = await Promise.all([
-    weeksAndRange(params, weeks, (tiles, grouping) => spendBy(db, organizationId, tiles, grouping, selected)),
+    weeksAndRange(params, weeks, (tiles, weekColumns) => spendPerAd(db, organizationId, tiles, weekColumns, selected)),
     // Every ad's leads over the range (for the unattributed count), the selected ones' weeks.
     filtered
-      ? Promise.all([leadsBy(db, organizationId, weekTiles(weeks), weekly, selected), leadsBy(db, organizationId, tileRange(params.from, params.to), byAd, everyAd)])
-      : weeksAndRange(params, weeks, (tiles, grouping) => leadsBy(db, organizationId, tiles, grouping, everyAd)),
+      ? Promise.all([leadsPerAd(db, organizationId, weekTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, rangeTiles(params), 0, everyAd)])
+      : weeksAndRange(params, weeks, (tiles, weekColumns) => leadsPerAd(db, organizationId, tiles, weekColumns, everyAd)),
     spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected),
-    leadsBy(db, organizationId, tileRange(previous.from, previous.to), byAd, selected),
+    leadsPerAd(db, organizationId, tileRange(previous.from, previous.to).map((t) => ({ ...t, week: 0 })), 0, selected),
   ]);
-  const range = byGroup(fold(spendRange, leadsRange, currencies, 'ad').cells.values(), groupOfAd);
-  const trend = byGroup(fold(spendWeeks, leadsWeeks, currencies, 'ad').cells.values(), groupOfAd);
+  const range = byGroup(cellsOf(spendRange, leadsRange, currencies), groupOfAd);
+  const trend = weeksByGroup(spendWeeks, leadsWeeks, currencies, groupOfAd);
   const inGroups = (c: Cell) => groupOfAd.has(c.id);
   const before = [
     ...[...fold(spendBefore, [], currencies, 'ad').cells.values()].filter((c) => spendOfAll || inGroups(c)),
-    ...[...fold([], leadsBefore, currencies, 'ad').cells.values()].filter(inGroups),
+    ...[...cellsOf([], leadsBefore, currencies)].filter(inGroups),
   ];
   const rows: CreativeRow[] = [];
   for (const key of new Set([...range.keys(), ...trend.keys()])) {
@@ -128,13 +179,13 @@ function sumsByCurrency(entries: Iterable<{ currency: string; sums: Sums }>): Ma
 }
 
 /** Paid leads of the range whose ad has no known creative (or no ad id); with an account filter, only that account's ads. */
-function unattributedCreatives(leads: Awaited<ReturnType<typeof leadsBy>>, withCreative: Set<string>, ads: Awaited<ReturnType<typeof listAds>>, account: string | undefined): number {
+function unattributedCreatives(leads: AdFacts[], withCreative: Set<string>, ads: Awaited<ReturnType<typeof listAds>>, account: string | undefined): number {
   const accountOf = new Map(ads.map((a) => [a.ad_id, a.account]));
   let n = 0;
   for (const l of leads) {
-    if (l.organic || withCreative.has(l.id)) continue;
+    if (withCreative.has(l.id)) continue;
     if (account !== undefined && accountOf.get(l.id) !== account) continue;
-    n += l.leads;
+    n += l.total.leads ?? 0;
   }
   return n;
 }

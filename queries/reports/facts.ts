@@ -2,7 +2,6 @@
 // Every statement is scoped by organisation; values are always parameters.
 import type { Queryable } from '../../src/db/pool.ts';
 import type { Bucket } from '../../projections/reporting_shared/days.ts';
-import { sumDecimalTexts } from './decimal.ts';
 
 export type GroupColumn = 'campaign_id' | 'adset_id' | 'ad_id';
 
@@ -15,13 +14,6 @@ export interface FactFilter {
 
 export interface Grouping {
   by: GroupColumn;
-  /** When set, rows also carry `week`: 0 for the 7 days ending on this day, 1 for the 7 before, ... */
-  weeksEndingAt?: string;
-  /**
-   * With weeks: also one row per group over every tile, with week -1 (the same rows read once for both);
-   * tiles older than this many weeks count there only (their rows carry week = this number).
-   */
-  totalAfterWeeks?: number;
 }
 
 export interface SpendGroup {
@@ -65,47 +57,14 @@ function column(by: GroupColumn): string {
 }
 
 /** WHERE clause and parameters shared by both fact tables. Queries return rows ordered: the reports sum them in floating point. */
-function where(organizationId: string, tiles: Bucket[], filter: FactFilter, grouping: Grouping) {
+function where(organizationId: string, tiles: Bucket[], filter: FactFilter) {
   const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start)];
   const conditions = ['f.organization_id = $1'];
   if (filter.campaignId !== undefined) conditions.push(`f.campaign_id = $${params.push(filter.campaignId)}`);
   if (filter.adsetId !== undefined) conditions.push(`f.adset_id = $${params.push(filter.adsetId)}`);
   // A hashed semi-join: `= ANY(array)` would compare every fact row with every ad of the list.
   if (filter.adIds !== undefined) conditions.push(`f.ad_id IN (SELECT unnest($${params.push(filter.adIds)}::text[]))`);
-  // Without weeks, the constant stays out of GROUP BY (where a literal would mean a column position).
-  const week = grouping.weeksEndingAt === undefined ? '0' : `(($${params.push(grouping.weeksEndingAt)}::date - f.bucket) / 7)`;
-  const groupWeek = grouping.weeksEndingAt === undefined ? '' : `, ${week}`;
-  if (grouping.weeksEndingAt === undefined || grouping.totalAfterWeeks === undefined) return { params, conditions: conditions.join(' AND '), week, groupWeek, sets: null };
-  // The older tiles in one group per key (their week capped at the number of weeks), so the hash table stays
-  // small; withTotals adds each key's groups into its total.
-  const capped = `LEAST(${week}, $${params.push(grouping.totalAfterWeeks)}::int)`;
-  return { params, conditions: conditions.join(' AND '), week: capped, groupWeek: `, ${capped}`, sets: grouping.totalAfterWeeks };
-}
-
-/**
- * Rows grouped per key and capped week (ordered so) into what GROUPING SETS would give: per key, first its
- * total over every week (week -1), then its weeks below the cap. The totals are exact sums of the numeric
- * texts (as the database's would be): one hash table per fact row instead of two costs the database less.
- */
-function withTotals(rows: Record<string, string>[], keys: string[], firsts: string[], sums: string[], cap: number): Record<string, string>[] {
-  const out: Record<string, string>[] = [];
-  for (let i = 0; i < rows.length;) {
-    let j = i + 1;
-    while (j < rows.length && keys.every((k) => rows[j][k] === rows[i][k])) j++;
-    const parts = rows.slice(i, j);
-    const total: Record<string, string> = { ...rows[i], week: '-1' };
-    // min() of byte-wise ("C") ids: JavaScript compares UTF-16 code units, the same order for the ids' ASCII.
-    for (const f of firsts) for (const p of parts) if (p[f] < total[f]) total[f] = p[f];
-    for (const c of sums) total[c] = sumDecimalTexts(parts.map((p) => p[c]));
-    out.push(total, ...parts.filter((p) => Number(p.week) < cap));
-    i = j;
-  }
-  return out;
-}
-
-/** GROUP BY of the keys, with the week when grouped by week. */
-function groupBy(keys: string, groupWeek: string): string {
-  return `GROUP BY ${keys}${groupWeek}`;
+  return { params, conditions: conditions.join(' AND ') };
 }
 
 /**
@@ -115,9 +74,9 @@ function groupBy(keys: string, groupWeek: string): string {
 const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[]) AS t(grain, bucket)
   CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.organization_id = $1 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f`;
 
-/** The roll-up level that answers a grouping by campaign or ad set over every ad (no ad filter, no weeks). */
+/** The roll-up level that answers a grouping by campaign or ad set over every ad (no ad filter). */
 function rollupLevel(grouping: Grouping, filter: FactFilter): 'campaign' | 'adset' | null {
-  if (grouping.weeksEndingAt !== undefined || filter.adIds !== undefined || filter.adsetId !== undefined) return null;
+  if (filter.adIds !== undefined || filter.adsetId !== undefined) return null;
   return grouping.by === 'campaign_id' ? 'campaign' : grouping.by === 'adset_id' ? 'adset' : null;
 }
 
@@ -149,38 +108,36 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Buck
   if (!tiles.length) return [];
   const level = rollupLevel(grouping, filter);
   if (level) return spendByLevel(db, organizationId, tiles, level, filter);
-  const { params, conditions, week, groupWeek, sets } = where(organizationId, tiles, filter, grouping);
+  const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string>>(
-    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${week} AS week, sum(f.spend)::text AS spend,
+    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, 0 AS week, sum(f.spend)::text AS spend,
             sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions, sum(f.clicks)::text AS clicks,
             sum(f.reach)::text AS reach
      FROM ${tilesOf('report_spend_facts')}
      WHERE ${conditions}
-     ${groupBy(`${id}, f.currency`, groupWeek)}
-     ORDER BY ${id}, f.currency${groupWeek}`,
+     GROUP BY ${id}, f.currency
+     ORDER BY ${id}, f.currency`,
     params,
   );
-  if (sets === null) return rows.map(toSpendGroup);
-  return withTotals(rows, ['id', 'currency'], ['campaign_id', 'adset_id'], ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'], sets).map(toSpendGroup);
+  return rows.map(toSpendGroup);
 }
 
 export async function leadsBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {
   if (!tiles.length) return [];
-  const { params, conditions, week, groupWeek, sets } = where(organizationId, tiles, filter, grouping);
+  const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string | boolean>>(
-    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, ${week} AS week, sum(f.leads)::text AS leads,
+    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, 0 AS week, sum(f.leads)::text AS leads,
             sum(f.qualified)::text AS qualified, sum(f.rejected)::text AS rejected, sum(f.sales)::text AS sales,
             sum(f.revenue)::text AS revenue
      FROM ${tilesOf('report_lead_facts')}
      WHERE ${conditions}
-     ${groupBy(`${id}, f.campaign_id, f.organic, f.currency`, groupWeek)}
-     ORDER BY ${id}, f.campaign_id, f.organic, f.currency${groupWeek}`,
+     GROUP BY ${id}, f.campaign_id, f.organic, f.currency
+     ORDER BY ${id}, f.campaign_id, f.organic, f.currency`,
     params,
   );
-  const grouped = sets === null ? rows : withTotals(rows as Record<string, string>[], ['id', 'campaign_id', 'organic', 'currency'], ['adset_id'], ['leads', 'qualified', 'rejected', 'sales', 'revenue'], sets);
-  return grouped.map((r) => ({
+  return rows.map((r) => ({
     id: r.id as string, campaign_id: r.campaign_id as string, adset_id: r.adset_id as string, organic: r.organic as boolean, currency: r.currency as string,
     week: Number(r.week), leads: Number(r.leads), qualified: Number(r.qualified), rejected: Number(r.rejected),
     sales: Number(r.sales), revenue: Number(r.revenue),
