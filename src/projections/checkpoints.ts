@@ -27,28 +27,34 @@ export async function ensureCheckpoint(db: Queryable, name: string): Promise<voi
   await db.query('INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
 }
 
+// The statements a projector's every batch makes are named (parsed and planned once per connection). Only
+// these on projection_checkpoints: a rebuild's connection reads its side schema first, and a named statement
+// keeps the search path of its first use.
+
 /** Read (and lock, inside a transaction) a projector's checkpoint. */
 export async function readCheckpoint(db: Queryable, name: string, forUpdate = false): Promise<Position> {
-  const { rows } = await db.query<{ commit_position: string; prepare_position: string }>(
-    `SELECT commit_position, prepare_position FROM projection_checkpoints WHERE name = $1 ${forUpdate ? 'FOR UPDATE' : ''}`,
-    [name],
-  );
+  const { rows } = await db.query<{ commit_position: string; prepare_position: string }>({
+    name: forUpdate ? 'checkpoint_lock' : 'checkpoint_read',
+    text: `SELECT commit_position, prepare_position FROM projection_checkpoints WHERE name = $1 ${forUpdate ? 'FOR UPDATE' : ''}`,
+    values: [name],
+  });
   return rows.length ? { commit: BigInt(rows[0].commit_position), prepare: BigInt(rows[0].prepare_position) } : START;
 }
 
 /** Move the checkpoint and NOTIFY it (delivered at commit), in one round trip. */
 export async function writeCheckpoint(db: Queryable, name: string, position: Position, applied: number): Promise<void> {
   // Waiters in every process learn the new position from the NOTIFY, sent only if the write commits.
-  await db.query(
-    `WITH written AS (
+  await db.query({
+    name: 'checkpoint_write',
+    text: `WITH written AS (
        INSERT INTO projection_checkpoints (name, commit_position, prepare_position, status, error, events_applied, updated_at)
        VALUES ($1, $2, $3, 'running', '', $4, now())
        ON CONFLICT (name) DO UPDATE SET commit_position = $2, prepare_position = $3, status = 'running', error = '',
          events_applied = projection_checkpoints.events_applied + $4, updated_at = now()
        RETURNING name)
      SELECT pg_notify($5, $6) FROM written`,
-    [name, position.commit.toString(), position.prepare.toString(), applied, CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`],
-  );
+    values: [name, position.commit.toString(), position.prepare.toString(), applied, CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`],
+  });
 }
 
 /**
@@ -56,14 +62,15 @@ export async function writeCheckpoint(db: Queryable, name: string, position: Pos
  * projector does not handle, where nothing of the read model changes with it.
  */
 export async function passCheckpoint(db: Queryable, name: string, position: Position): Promise<void> {
-  await db.query(
-    `WITH written AS (
+  await db.query({
+    name: 'checkpoint_pass',
+    text: `WITH written AS (
        UPDATE projection_checkpoints SET commit_position = $2, prepare_position = $3, updated_at = now()
        WHERE name = $1 AND (commit_position, prepare_position) < ($2::bigint, $3::bigint)
        RETURNING name)
      SELECT pg_notify($4, $5) FROM written`,
-    [name, position.commit.toString(), position.prepare.toString(), CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`],
-  );
+    values: [name, position.commit.toString(), position.prepare.toString(), CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`],
+  });
 }
 
 export async function markStatus(db: Queryable, name: string, status: ProjectionStatus['status'], error = ''): Promise<void> {
