@@ -10,8 +10,8 @@ export const targetCommands: CommandGroup = {
       const organizationId = required(ctx, 'org');
       const datasetId = required(ctx, 'dataset');
       const token = required(ctx, 'token');
-      const mode = ctx.options.mode ?? (ctx.options['test-code'] ? 'test' : undefined);
-      if (mode === undefined) throw new CliError('give --mode live, or --test-code CODE for test mode');
+      // Without --mode the test code decides: events sent without one count as live at the platform.
+      const mode = ctx.options.mode ?? (ctx.options['test-code'] ? 'test' : 'live');
       if (mode !== 'test' && mode !== 'live') throw new CliError('--mode must be test or live');
       const created = await createTarget(ctx.services.store, ctx.services.secrets.encryptionKey, {
         organizationId, datasetId, token, mode, testCode: ctx.options['test-code'] ?? null,

@@ -16,7 +16,8 @@ export interface CreateTarget {
 export function decideCreateTarget(state: TargetState, cmd: CreateTarget): { events: TargetEvent[]; result: { id: string } } {
   if (state.exists) throw new ApiError('conflict', { target_id: cmd.targetId });
   if (!cmd.organizationExists) throw new ApiError('not_found', { organization_id: cmd.organizationId }, 'unknown organisation');
-  if (!/^\d{1,32}$/.test(cmd.datasetId)) throw validationError('dataset', 'the numeric platform dataset id');
+  // The id goes into the platform's URL path: one path segment of plain characters (the platform's are digits).
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cmd.datasetId)) throw validationError('dataset', 'the platform dataset id (letters, digits, - and _)');
   if (cmd.mode !== 'test' && cmd.mode !== 'live') throw validationError('mode', 'test or live');
   if (cmd.mode === 'live' && cmd.testCode !== null) throw validationError('test_code', 'a test event code belongs to test mode');
   if (cmd.mode === 'test' && (cmd.testCode === null || !/^[A-Za-z0-9_-]{1,64}$/.test(cmd.testCode))) {

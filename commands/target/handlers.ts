@@ -24,7 +24,7 @@ export async function createTarget(store: EventStore, encryptionKey: Buffer, inp
   const handled = await handleCommand(store, targetStream(targetId), targetAggregate, (state) =>
     decideCreateTarget(state, {
       targetId, organizationId: input.organizationId, organizationExists, datasetId: input.datasetId.trim(),
-      tokenCiphertext: seal(token, encryptionKey), mode: input.mode ?? 'test', testCode: input.testCode ?? null,
+      tokenCiphertext: seal(token, encryptionKey), mode: input.mode ?? (input.testCode ? 'test' : 'live'), testCode: input.testCode ?? null,
       now: now.toISOString(),
     }), { organizationId: input.organizationId, actor: 'operator' });
   return { id: targetId, position: handled.append!.position };

@@ -187,16 +187,18 @@ test('without events:read a key cannot list; without events:write it cannot post
 });
 
 
-test('a dataset connection takes any access token without spaces, however short, and refuses a blank one', async ({ server }) => {
+test('a dataset connection takes any access token without spaces and any plain dataset id; without a test code it is live', async ({ server }) => {
   const org = await server.newOrganization();
-  const { store, secrets } = server.services;
-  const make = (token: string) => createTarget(store, secrets.encryptionKey, { organizationId: org.organizationId, datasetId: '3001', token, mode: 'test' }, new Date());
-  assert.ok((await make('abc')).id);
-  for (const token of ['', '   ', 'two words']) {
-    const refused = await make(token).then(() => null, (e: ApiError) => e);
-    assert.is(refused?.code, 'validation_error', JSON.stringify(token));
-    assert.equal(refused?.details, { fields: [{ field: 'token', message: 'the platform access token (not empty, no spaces)' }] });
-  }
+  const { store, secrets, pool } = server.services;
+  const make = (token: string, datasetId = '3001') =>
+    createTarget(store, secrets.encryptionKey, { organizationId: org.organizationId, datasetId, token }, new Date());
+  const made = await make('abc', 'ds-3001');
+  await server.services.waiter.waitFor(['setup'], made.position, 10_000);
+  const { rows } = await pool.query('SELECT dataset_id, mode, test_code FROM targets WHERE organization_id = $1 AND id = $2', [org.organizationId, made.id]);
+  assert.equal(rows, [{ dataset_id: 'ds-3001', mode: 'live', test_code: null }]);
+  const refusal = (p: Promise<unknown>) => p.then(() => null, (e: ApiError) => ({ code: e.code, field: (e.details?.fields as { field: string }[])[0].field }));
+  for (const token of ['', '   ', 'two words']) assert.equal(await refusal(make(token)), { code: 'validation_error', field: 'token' }, JSON.stringify(token));
+  for (const datasetId of ['', '12/34', '1'.repeat(65)]) assert.equal(await refusal(make('abc', datasetId)), { code: 'validation_error', field: 'dataset' }, datasetId);
 });
 
 test.run();
