@@ -89,7 +89,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const settle = async () => {
     const head = await services.store.headPosition();
     const { projectors } = await import('../../src/projections/all.ts');
-    await services.waiter.waitFor(projectors.map((p) => p.name), head, 10_000);
+    // Generous: on a loaded machine a projector may take a while, and a test reading too early fails unclearly.
+    const reached = await services.waiter.waitFor(projectors.map((p) => p.name), head, 60_000);
+    if (!reached) throw new Error('the projectors did not reach the head of the store within 60 s');
   };
 
   const newKey = async (organizationId: string, scopes: string[], expiresAt: string | null = null) => {
