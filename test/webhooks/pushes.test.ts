@@ -46,6 +46,7 @@ test('each event type reaches the subscriber, signed, with the documented header
   assert.equal(byType('contact.created').map((b) => b.data).find((d) => d.contact_id === contactId), { contact_id: contactId, stage: 'new', first_source: 'api' });
   assert.equal(byType('contact.stage_changed').map((b) => b.data), [{ contact_id: contactId, from: 'new', to: 'sold', cycle: 1, value: 120, currency: 'PLN' }]);
   const [leadCreated] = byType('lead.created');
+  assert.ok(leadCreated, `a lead.created push; received ${JSON.stringify(pushes.map((p) => bodyOf(p).type))}`);
   assert.equal({ ...leadCreated.data, form_id: typeof leadCreated.data.form_id }, { lead_id: lead.leadId, contact_id: lead.contactId, form_id: 'string', platform_lead_id: (leadCreated.data.platform_lead_id as string), cycle: 1, ad: null });
   assert.match(leadCreated.data.platform_lead_id as string, /^pl-/);
   assert.equal(byType('delivery.failed').map((b) => b.data), [{ delivery_id: failed.deliveryId, event_id: failed.eventId, target_id: 't-1', dataset_id: 'ds-1', event_name: 'Purchase', attempts: 8, last_error: 'HTTP 500' }]);

@@ -14,6 +14,7 @@ import { createOrganization } from '../../../commands/organization/handlers.ts';
 import { createApiKey } from '../../../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../../../commands/shared/scopes.ts';
 import type { Services } from '../../../src/services.ts';
+import { committedHead } from '../../support/db.ts';
 
 export interface Harness {
   services: Services;
@@ -53,7 +54,7 @@ export async function startHarness(databaseUrl: string, env: Record<string, stri
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     },
     async settle() {
-      await services.waiter.waitFor(projectors.map((p) => p.name), await services.store.headPosition(), 10_000);
+      await services.waiter.waitFor(projectors.map((p) => p.name), await committedHead(services.pool), 10_000);
     },
     async stop() {
       server.closeAllConnections();
