@@ -198,10 +198,22 @@ export async function readAllOn(db: Queryable, options: ReadAllOptions = {}): Pr
   return rows.map(toRecorded);
 }
 
-export async function headPositionOn(db: Queryable): Promise<Position> {
+/** The newest position subscribers can read now (below the oldest running transaction). */
+export function headPositionOn(db: Queryable): Promise<Position> {
+  return newestPosition(db, 'WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())');
+}
+
+/**
+ * The newest committed position, readable by subscribers yet or not: while an older transaction of the
+ * cluster is open it is ahead of headPositionOn. What "everything appended so far" means to a waiter.
+ */
+export function committedHeadOn(db: Queryable): Promise<Position> {
+  return newestPosition(db, '');
+}
+
+async function newestPosition(db: Queryable, where: string): Promise<Position> {
   const { rows } = await db.query<{ tx: string; global_position: string }>(
-    `SELECT transaction_id::text AS tx, global_position FROM es_events
-     WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+    `SELECT transaction_id::text AS tx, global_position FROM es_events ${where}
      ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
   );
   return rows.length ? { commit: BigInt(rows[0].tx), prepare: BigInt(rows[0].global_position) } : START;

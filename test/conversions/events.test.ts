@@ -186,7 +186,6 @@ test('without events:read a key cannot list; without events:write it cannot post
   assert.is((await post(server, key, { ...base(s), external_id: 'scope' })).status, 403);
 });
 
-
 test('a dataset connection takes any access token without spaces and any plain dataset id; without a test code it is live', async ({ server }) => {
   const org = await server.newOrganization();
   const { store, secrets, pool } = server.services;

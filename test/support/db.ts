@@ -1,8 +1,7 @@
 // One database per test file on the shared embedded PostgreSQL that test/run.ts started.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createPool, type Pool, type Queryable } from '../../src/db/pool.ts';
-import { START, type Position } from '../../src/eventstore/port.ts';
+import { createPool, type Pool } from '../../src/db/pool.ts';
 import { migrateAll } from '../../src/db/schema.ts';
 
 export interface TestDatabase {
@@ -44,16 +43,4 @@ export async function freshDatabase(label = 'test'): Promise<TestDatabase> {
       await client.end();
     },
   };
-}
-
-/**
- * The position of the newest committed event, visible to subscribers or not. The store's headPosition()
- * is the head subscribers may read: while any older transaction of the cluster is still open it lags
- * behind appends that have committed, so a test waiting for it could read before its own events applied.
- */
-export async function committedHead(db: Queryable): Promise<Position> {
-  const { rows } = await db.query<{ tx: string; global_position: string }>(
-    'SELECT transaction_id::text AS tx, global_position FROM es_events ORDER BY transaction_id DESC, global_position DESC LIMIT 1',
-  );
-  return rows.length ? { commit: BigInt(rows[0].tx), prepare: BigInt(rows[0].global_position) } : START;
 }

@@ -10,7 +10,8 @@ import type { Services } from '../../src/services.ts';
 import { createOrganization } from '../../commands/organization/handlers.ts';
 import { createApiKey } from '../../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../../commands/shared/scopes.ts';
-import { committedHead, freshDatabase, type TestDatabase } from './db.ts';
+import { freshDatabase, type TestDatabase } from './db.ts';
+import { committedHeadOn } from '../../src/eventstore/postgres-sql.ts';
 
 export interface Reply<T = any> {
   status: number;
@@ -87,7 +88,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const { services } = booted;
 
   const settle = async () => {
-    const head = await committedHead(services.pool);
+    const head = await committedHeadOn(services.pool);
     const { projectors } = await import('../../src/projections/all.ts');
     // Generous: on a loaded machine a projector may take a while, and a test reading too early fails unclearly.
     const reached = await services.waiter.waitFor(projectors.map((p) => p.name), head, 60_000);

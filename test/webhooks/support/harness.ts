@@ -14,7 +14,7 @@ import { createOrganization } from '../../../commands/organization/handlers.ts';
 import { createApiKey } from '../../../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../../../commands/shared/scopes.ts';
 import type { Services } from '../../../src/services.ts';
-import { committedHead } from '../../support/db.ts';
+import { committedHeadOn } from '../../../src/eventstore/postgres-sql.ts';
 
 export interface Harness {
   services: Services;
@@ -54,7 +54,7 @@ export async function startHarness(databaseUrl: string, env: Record<string, stri
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     },
     async settle() {
-      await services.waiter.waitFor(projectors.map((p) => p.name), await committedHead(services.pool), 10_000);
+      await services.waiter.waitFor(projectors.map((p) => p.name), await committedHeadOn(services.pool), 10_000);
     },
     async stop() {
       server.closeAllConnections();
