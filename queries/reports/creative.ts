@@ -42,16 +42,16 @@ export function weeksOf(params: Pick<CreativeParams, 'to' | 'weeks'>): Week[] {
 /** Each week tiled on its own (a 7-day bucket when the week is a Monday-to-Sunday one, else its days): no tile spans two weeks. */
 const weekTiles = (weeks: Week[]): WeekTile[] => weeks.flatMap((w) => tileRange(w.from, w.to).map((t) => ({ ...t, week: weeks.length - w.index })));
 
-/** The range's tiles, every one counted in the total only (its week is past the trend's). */
-const rangeTiles = (params: CreativeParams): WeekTile[] => tileRange(params.from, params.to).map((t) => ({ ...t, week: params.weeks }));
+/** Tiles of from..to counted in the total only: their week is past the `weekColumns` a query reads. */
+const totalTiles = (from: string, to: string, weekColumns: number): WeekTile[] => tileRange(from, to).map((t) => ({ ...t, week: weekColumns }));
 
 /**
  * Facts per ad over the weeks and over the range. When the range holds the weeks (as by default), one query
  * reads the weeks' tiles and the range's tiles before them, and the total of each row is the range's.
  */
 async function weeksAndRange(params: CreativeParams, weeks: Week[], read: (tiles: WeekTile[], weekColumns: number) => Promise<AdFacts[]>): Promise<[AdFacts[], AdFacts[]]> {
-  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), params.weeks), read(rangeTiles(params), 0)]);
-  const head = params.from < params.weeksFrom ? tileRange(params.from, addDays(params.weeksFrom, -1)).map((t) => ({ ...t, week: params.weeks })) : [];
+  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), params.weeks), read(totalTiles(params.from, params.to, 0), 0)]);
+  const head = params.from < params.weeksFrom ? totalTiles(params.from, addDays(params.weeksFrom, -1), params.weeks) : [];
   const rows = await read([...head, ...weekTiles(weeks)], params.weeks);
   return [rows, rows];
 }
@@ -145,10 +145,10 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
     weeksAndRange(params, weeks, (tiles, weekColumns) => spendPerAd(db, organizationId, tiles, weekColumns, selected)),
     // Every ad's leads over the range (for the unattributed count), the selected ones' weeks.
     filtered
-      ? Promise.all([leadsPerAd(db, organizationId, weekTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, rangeTiles(params), 0, everyAd)])
+      ? Promise.all([leadsPerAd(db, organizationId, weekTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, totalTiles(params.from, params.to, 0), 0, everyAd)])
       : weeksAndRange(params, weeks, (tiles, weekColumns) => leadsPerAd(db, organizationId, tiles, weekColumns, everyAd)),
     spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected),
-    leadsPerAd(db, organizationId, tileRange(previous.from, previous.to).map((t) => ({ ...t, week: 0 })), 0, selected),
+    leadsPerAd(db, organizationId, totalTiles(previous.from, previous.to, 0), 0, selected),
   ]);
   const range = byGroup(cellsOf(spendRange, leadsRange, currencies), groupOfAd);
   const trend = weeksByGroup(spendWeeks, leadsWeeks, currencies, groupOfAd);
