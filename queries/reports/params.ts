@@ -17,7 +17,7 @@ export const MATURING_DAYS = 30;
 export const EARLIEST_REPORT_DAY = '1970-01-01';
 
 const day = (what: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isDay, 'not a calendar day')
-  .refine((d) => d >= EARLIEST_REPORT_DAY, `a day from ${EARLIEST_REPORT_DAY} on`).describe(what);
+  .refine((d) => !isDay(d) || d >= EARLIEST_REPORT_DAY, `a day from ${EARLIEST_REPORT_DAY} on`).describe(what);
 const id = (what: string) => z.string().min(1).max(100).describe(what);
 
 export const CampaignReportQuery = z.object({
