@@ -5,7 +5,7 @@ import { boot } from '../src/boot.ts';
 import { createLogger } from '../src/logger.ts';
 import { ApiError } from '../commands/shared/errors.ts';
 import { MESSAGES } from '../src/http/messages.ts';
-import { CliError, makeSettle, parseCommandLine, type CommandGroup } from './context.ts';
+import { CliError, makeSettle, parseCommandLine, unknownOptions, type CommandGroup } from './context.ts';
 import { orgCommands } from './org.ts';
 import { keyCommands } from './keys.ts';
 import { streamCommands } from './streams.ts';
@@ -73,6 +73,11 @@ async function main(): Promise<number> {
   const command = groups[groupName ?? '']?.[action ?? ''];
   if (!command) {
     process.stderr.write(`${groupName ? `unknown command: ${words.slice(0, 2).join(' ')}\n` : ''}${usage()}\n`);
+    return 2;
+  }
+  const unknown = unknownOptions(command, options);
+  if (unknown.length) {
+    process.stderr.write(`unknown option --${unknown[0]} (usage: npm run ops -- ${command.usage})\n`);
     return 2;
   }
   const config = loadConfig();

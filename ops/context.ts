@@ -45,10 +45,21 @@ export function parseCommandLine(argv: string[]): { words: string[]; options: Re
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
     if (inline !== undefined) options[name] = inline;
     else if (FLAGS.has(name)) options[name] = 'true';
-    else if (i + 1 < argv.length) options[name] = argv[++i];
+    // The next word is the value, unless it is an option itself: `--name --json` lacks a name, it does not
+    // name the organisation "--json" (and drop the JSON output asked for).
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) options[name] = argv[++i];
     else throw new CliError(`--${name} needs a value`);
   }
   return { words, options, json: options.json === 'true' };
+}
+
+/** Options every command takes. */
+const COMMON_OPTIONS = ['json', 'verbose', 'help'];
+
+/** Options of a command other than the ones its usage line names (and the common ones): a typo is refused, not ignored. */
+export function unknownOptions(command: CommandDef, options: Record<string, string | undefined>): string[] {
+  const known = new Set([...COMMON_OPTIONS, ...[...command.usage.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1])]);
+  return Object.keys(options).filter((name) => !known.has(name));
 }
 
 export function required(ctx: CliContext, name: string): string {

@@ -1,6 +1,7 @@
 // `ops key create | list | revoke`: API keys are shown once, stored as a hash.
 import { createApiKey, revokeApiKey } from '../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../commands/shared/scopes.ts';
+import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../commands/shared/time.ts';
 import { listKeys } from '../queries/access.ts';
 import { CliError, positional, required, type CommandGroup } from './context.ts';
 
@@ -20,6 +21,7 @@ export const keyCommands: CommandGroup = {
       if (expires !== null && (!/^\d{4}-\d{2}-\d{2}/.test(expires) || Number.isNaN(Date.parse(expires)))) {
         throw new CliError(`--expires is not an ISO 8601 time: ${expires}`);
       }
+      if (expires !== null && !isWithinTimeSpan(new Date(expires).toISOString())) throw new CliError(`--expires must be ${TIME_SPAN_MESSAGE}`);
       const created = await createApiKey(ctx.services.store, {
         organizationId, name, scopes, expiresAt: expires === null ? null : new Date(expires).toISOString(),
       }, ctx.services.now());

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { NOTE_KINDS, STAGES } from './contact.ts';
 import { TAGS_PER_CONTACT } from './fields.ts';
+import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../shared/time.ts';
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
@@ -73,7 +74,7 @@ export const StageBody = z.object({
 export const NoteBody = z.object({
   kind: z.enum(NOTE_KINDS).default('note'),
   text: z.string().min(1).max(5000).refine((t) => t.trim().length > 0, 'must not be blank'),
-  time: z.iso.datetime({ offset: true }).optional().describe('Default now; not in the future'),
+  time: z.iso.datetime({ offset: true }).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE).optional().describe('Default now; not in the future'),
 }).strict();
 
 export const TagsBody = z.object({

@@ -1,6 +1,9 @@
 // HTTP shapes of conversions: the POST /events body and answer, the Event and Delivery resources.
 import { z } from 'zod';
 
+/** 9999-12-31T23:59:59Z in Unix seconds. */
+const MAX_UNIX_SECONDS = 253_402_300_799;
+
 const opt = (max: number, what: string) => z.string().max(max).optional().describe(what);
 
 export const PostEventBody = z.object({
@@ -8,7 +11,8 @@ export const PostEventBody = z.object({
   external_id: z.string().min(1).max(128).describe("The caller's record id"),
   status: z.string().min(1).max(80).describe("The caller's status, mapped to a platform event by the source's active flows"),
   consent: z.boolean().refine((v) => v === true, 'must be true (legal basis confirmed)').describe('Must be true'),
-  event_time: z.union([z.number().int().min(0), z.iso.datetime({ offset: true })]).optional()
+  // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
+  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.iso.datetime({ offset: true })]).optional()
     .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
   event_id: z.string().min(1).max(128).optional().describe('Deduplication id; default derived from source, external_id and status'),
   email: opt(254, 'Trimmed, lower-cased and SHA-256 hashed before storage'),

@@ -12,7 +12,12 @@ export const DEFAULT_DAYS_BACK = 30;
 /** A range whose last day is within this many days of today may still gain sales. */
 export const MATURING_DAYS = 30;
 
-const day = (what: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isDay, 'not a calendar day').describe(what);
+/** The earliest day a report covers: its previous period and trend weeks reach up to a year before `from`, and
+ * no ad platform's numbers predate it. */
+export const EARLIEST_REPORT_DAY = '1970-01-01';
+
+const day = (what: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isDay, 'not a calendar day')
+  .refine((d) => !isDay(d) || d >= EARLIEST_REPORT_DAY, `a day from ${EARLIEST_REPORT_DAY} on`).describe(what);
 const id = (what: string) => z.string().min(1).max(100).describe(what);
 
 export const CampaignReportQuery = z.object({

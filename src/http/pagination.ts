@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../commands/shared/errors.ts';
+import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 
 /** `?cursor=` or `?limit=` with nothing after it is the parameter left out (a client that always sends it). */
 const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
@@ -16,7 +17,7 @@ export const listParams = {
   cursor: z.preprocess(blankIsAbsent, z.string().optional()).describe('next_cursor of the previous page of the same list'),
   order: z.preprocess((v) => (typeof v === 'string' ? blankIsAbsent(v.toLowerCase()) : v), z.enum(['asc', 'desc']).default('desc'))
     .describe('Sort by updated_at then id'),
-  updated_since: z.preprocess((v) => lenientTime(blankIsAbsent(v)), z.iso.datetime({ offset: true }).optional())
+  updated_since: z.preprocess((v) => lenientTime(blankIsAbsent(v)), z.iso.datetime({ offset: true }).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE).optional())
     .describe('Only records changed at or after this time (ISO 8601; without an offset it is UTC)'),
 };
 

@@ -67,5 +67,14 @@ export function toApiError(error: unknown): { apiError: ApiError; unexpected: bo
   if (e?.type && unreadable.includes(e.type)) {
     return { apiError: new ApiError('invalid_json'), unexpected: false };
   }
+  // A body that does not decompress as its Content-Encoding says: the body parser passes zlib's own
+  // error on (status 400, no type); it is as unreadable as broken JSON.
+  if (e?.status === 400 && isZlibError(error)) return { apiError: new ApiError('invalid_json'), unexpected: false };
   return { apiError: new ApiError('internal_error'), unexpected: true };
+}
+
+/** zlib's errors carry codes such as Z_DATA_ERROR, Z_BUF_ERROR (gzip, deflate) or ERR__ERROR_FORMAT_* (brotli). */
+function isZlibError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__'));
 }

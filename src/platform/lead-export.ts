@@ -3,6 +3,7 @@ import { parse } from 'csv-parse/sync';
 
 // The lead's ad and answers are the domain's own types: the service stores them as the platform gives them.
 import type { AdSource, LeadAnswer } from '../../commands/lead/lead.ts';
+import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 
 export type { AdSource, LeadAnswer };
 
@@ -61,6 +62,8 @@ export function placementPlatform(raw: string | undefined): string {
 function isoTime(raw: string, row: number | null): string {
   const date = new Date(raw.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   if (Number.isNaN(date.getTime())) throw new LeadExportError(`created_time "${raw}" is not a date-time`, row);
+  // A year 0000 time would be a lead event no projector can store (it would stop for every organisation).
+  if (!isWithinTimeSpan(date.toISOString())) throw new LeadExportError(`created_time "${raw}" is not ${TIME_SPAN_MESSAGE}`, row);
   return date.toISOString();
 }
 

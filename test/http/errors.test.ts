@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ERROR_STATUS, type ErrorCode } from '../../commands/shared/errors.ts';
@@ -76,6 +77,22 @@ test('a body over 64 KB is 413 payload_too_large, refused before it is parsed', 
   const under = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body: JSON.stringify({ name: 'x'.repeat(60 * 1024) }) });
   assert.is(under.status, 400);
   assert.is(under.body.error.code, 'validation_error');
+});
+
+test('a body that does not decompress by its Content-Encoding is 400 invalid_json, not a 500', async (ctx) => {
+  const send = (encoding: string, body: Buffer | string) => fetch(`${ctx.app.origin}/v1/test/echo`, {
+    method: 'POST', body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
+    headers: { authorization: `Bearer ${ctx.org.key}`, 'content-type': 'application/json', 'content-encoding': encoding },
+  });
+  const truncated = gzipSync(JSON.stringify({ name: 'cut short' })).subarray(0, 12);
+  for (const [encoding, body] of [['gzip', '{"name":"plain"}'], ['deflate', '{"name":"plain"}'], ['br', '{"name":"plain"}'], ['gzip', truncated]] as const) {
+    const res = await send(encoding, body);
+    assert.is(res.status, 400, `${encoding}: ${res.status}`);
+    assert.is(((await res.json()) as { error: { code: string } }).error.code, 'invalid_json', encoding);
+  }
+  // A body that is compressed as it says is read.
+  const good = await send('gzip', gzipSync(JSON.stringify({ name: 'zipped' })));
+  assert.is(good.status, 201);
 });
 
 test('malformed JSON and unknown fields are 400 invalid_json', async (ctx) => {

@@ -92,6 +92,11 @@ test('a broken file is refused with the row named', () => {
     () => parseLeadExport(`${CSV_HEADER}\nl:1,yesterday,,,,,,,f:1,F,true,fb,A,a@b.c,,`, 'csv'),
     (e: unknown) => e instanceof LeadExportError && e.row === 2 && /created_time/.test(e.message),
   );
+  // A time before the year 0001 (JavaScript's year 0000) is refused too: no projector could store that lead.
+  assert.throws(
+    () => parseLeadExport('[{"id":"7","created_time":"0000-06-01T10:00:00+0000","form_id":"3","form_name":"F","field_data":[]}]', 'json'),
+    (e: unknown) => e instanceof LeadExportError && e.row === 1 && /created_time/.test(e.message),
+  );
 });
 
 test.run();

@@ -1,0 +1,19 @@
+// The span of caller-given times the service stores and compares: years 0001-9999 in UTC. JavaScript writes
+// the year before 0001 as 0000, which PostgreSQL refuses as a date; such a time is a bad value (400), never a
+// failed query (500) or an event that stops a projector.
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+export const TIME_SPAN_MESSAGE = 'a time in the years 0001-9999 (UTC)';
+
+/**
+ * Whether an ISO 8601 day or date-time (read as UTC when it has no offset) does not fall outside the years
+ * 0001-9999 in UTC. Text that is no time at all passes: that is the format check's to refuse, once.
+ */
+export function isWithinTimeSpan(iso: string): boolean {
+  // Only ISO 8601 text is judged here (Date.parse also reads loose text such as "12345" as a year).
+  if (!/^([+-]\d{6}|\d{4})-\d{2}-\d{2}/.test(iso)) return true;
+  const utc = /^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/i.test(iso) ? iso : `${iso}Z`;
+  const at = Date.parse(utc);
+  return Number.isNaN(at) || (at >= EARLIEST && at <= LATEST);
+}
