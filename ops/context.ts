@@ -42,7 +42,9 @@ export function parseCommandLine(argv: string[]): { words: string[]; options: Re
       words.push(arg);
       continue;
     }
-    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+    const [written, inline] = arg.slice(2).split(/=(.*)/s, 2);
+    // The HTTP parameters' spelling is accepted too: `--ad_account` is `--ad-account`, `--as_of` is `--as-of`.
+    const name = written.replace(/_/g, '-');
     if (inline !== undefined) options[name] = inline;
     else if (FLAGS.has(name)) options[name] = 'true';
     // The next word is the value, unless it is an option itself: `--name --json` lacks a name, it does not

@@ -18,6 +18,11 @@ test('an option followed by another option has no value; --json is never taken a
   assert.equal(parseCommandLine(['org', 'create', '--name=--odd', '--json']).options.name, '--odd');
 });
 
+test('an option may be spelled as its HTTP parameter, with underscores', () => {
+  const parsed = parseCommandLine(['reports', 'creative', '--ad_account', 'act_1', '--as_of=2026-01-01T00:00:00Z']);
+  assert.equal(parsed.options, { 'ad-account': 'act_1', 'as-of': '2026-01-01T00:00:00Z' });
+});
+
 test('an unknown option is exit 2 on stderr with nothing on stdout and nothing created; the same command without it works', async (ctx) => {
   const count = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
   const before = await count();
