@@ -14,13 +14,15 @@ export interface ProjectionStatus {
 }
 
 /**
- * Advisory lock keys: the leader lock (one running instance per projector). `apply` is kept for
- * callers of older versions; batches and rebuilds now serialise on the checkpoint row itself.
+ * Advisory lock keys: the leader lock (one running instance per projector); `live`, held shared by
+ * transactions that write the projector's rows with their events and exclusively by a rebuild's swap
+ * (live.ts). `apply` is kept for callers of older versions; batches and rebuilds now serialise on the
+ * checkpoint row itself.
  */
-export function lockKeys(name: string): { leader: number; apply: number } {
+export function lockKeys(name: string): { leader: number; apply: number; live: number } {
   let hash = 0;
   for (const ch of name) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) | 0;
-  return { leader: hash, apply: hash ^ 0x5a5a5a5a };
+  return { leader: hash, apply: hash ^ 0x5a5a5a5a, live: hash ^ 0x3c3c3c3c };
 }
 
 export async function ensureCheckpoint(db: Queryable, name: string): Promise<void> {

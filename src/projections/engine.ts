@@ -3,7 +3,7 @@
 import type { Logger } from '../logger.ts';
 import type { Client, Pool } from '../db/pool.ts';
 import { positionToJson, type EventStore, type Position, type RecordedEvent, type Subscription } from '../eventstore/port.ts';
-import type { Projector } from './projector.ts';
+import { appliesLive, type Projector } from './projector.ts';
 import { applyBatch, narrowFailure } from './batch.ts';
 import { ensureCheckpoint, lockKeys, markStatus, passCheckpoint, readCheckpoint } from './checkpoints.ts';
 import type { CheckpointWaiter } from './waiter.ts';
@@ -99,7 +99,7 @@ class ProjectorRunner {
 
   private async onBatch(events: RecordedEvent[]): Promise<void> {
     if (this.stopped || !this.client) return;
-    if (!events.some((e) => this.projector.handles.includes(e.type))) return this.passOver(events[events.length - 1]);
+    if (!events.some((e) => appliesLive(this.projector, e))) return this.passOver(events[events.length - 1]);
     let last: RecordedEvent | null;
     try {
       last = await applyBatch(this.client, this.projector, events);
@@ -117,7 +117,7 @@ class ProjectorRunner {
   }
 
   /**
-   * Nothing to apply: no transaction, and the checkpoint is written a little later with a single statement
+   * Nothing to apply (no event it handles, or only events whose rows were written with them): no transaction, and the checkpoint is written a little later with a single statement
    * (moving forward only), covering every batch passed over meanwhile. Under load most batches of most
    * projectors are of this kind. A crash before the write reads those events again and applies nothing.
    */
