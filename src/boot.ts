@@ -14,7 +14,9 @@ import { CheckpointWaiter } from './projections/waiter.ts';
 import { processes } from './processes/all.ts';
 import type { Services } from './services.ts';
 import { ConversionWriter } from '../commands/conversion/writer.ts';
-import { insertConversions } from '../projections/conversions/projector.ts';
+import { conversionsProjector, insertConversions } from '../projections/conversions/projector.ts';
+import { deliveryQueueProjector, queueDeliveries } from '../projections/delivery_queue/projector.ts';
+import type { ShowConversions } from '../commands/conversion/writer.ts';
 
 export interface Booted {
   services: Services;
@@ -29,6 +31,15 @@ async function openEventStore(config: Config, pool: Services['pool'], url: strin
   const { EsdbEventStore } = await import('./eventstore/esdb.ts');
   return new EsdbEventStore(config.eventstoreUrl);
 }
+
+/** What POST /events writes with its events: the conversion's rows and its queued deliveries. */
+const showConversions: ShowConversions = {
+  projectors: [conversionsProjector.name, deliveryQueueProjector.name],
+  async write(tx, conversions) {
+    await insertConversions(tx, conversions);
+    await queueDeliveries(tx, conversions);
+  },
+};
 
 export async function boot(config: Config, options: { log?: Logger; fastEmbedded?: boolean; poolSize?: number } = {}): Promise<Booted> {
   const log = options.log ?? createLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
@@ -45,7 +56,7 @@ export async function boot(config: Config, options: { log?: Logger; fastEmbedded
   const store = await openEventStore(config, pool, url);
   const waiter = new CheckpointWaiter(pool, url);
   const secrets = await loadSecrets(pool, config.secretKey);
-  const conversionWriter = store instanceof PostgresEventStore ? new ConversionWriter(pool, store, insertConversions) : null;
+  const conversionWriter = store instanceof PostgresEventStore ? new ConversionWriter(pool, store, showConversions) : null;
   const services: Services = { config, pool, store, log, waiter, secrets, conversionWriter, now: () => new Date() };
 
   const stops: (() => Promise<void>)[] = [];

@@ -1,16 +1,13 @@
 // Planning a conversion's append from the routing read for it: checked input -> hashed, routed conversion
 // -> the decision's append requests. Shared by the grouped writer and the lone path of acceptConversion.
-import { createHash } from 'node:crypto';
 import type { AppendRequest } from '../../src/eventstore/port.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
-import { hashEmail, hashExternalId, hashPhone, isSha256Hex, normalizePhone } from '../../src/platform/normalize.ts';
+import { hashEmail, hashExternalId, hashPhone, isSha256Hex, normalizePhone, sha256Hex as sha256 } from '../../src/platform/normalize.ts';
 import type { Routing } from '../../queries/setup.ts';
 import { validationError } from '../shared/errors.ts';
 import type { ConversionAcceptedData } from './conversion.ts';
 import type { CheckedInput } from './validate.ts';
 import type { AcceptDecision, Route } from './decide.ts';
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function hashPhoneChecked(raw: string | undefined, countryCode: string): string | null {
   if (raw === undefined) return null;

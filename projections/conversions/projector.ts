@@ -11,7 +11,8 @@ const columns = <T>(rows: T[][], count: number) => Array.from({ length: count },
 
 /**
  * One statement for the conversions and their deliveries. Also called by POST /events inside the append's
- * transaction (read-your-writes without waiting for this projector); idempotent either way.
+ * transaction (read-your-writes without waiting for this projector, which then passes over those events
+ * live: src/projections/live.ts); idempotent either way.
  */
 export async function insertConversions(tx: Queryable, list: ConversionAcceptedData[]): Promise<void> {
   if (list.length === 0) return;
@@ -60,9 +61,11 @@ async function applyChanges(tx: Client, changes: DeliveryChange[]): Promise<void
 }
 
 /**
- * The conversions whose rows are not in the read model yet. POST /events writes them with its events, so
- * usually none: probing the events' ids is cheaper than offering every row again. A conversion's event row
- * and its delivery rows are only ever inserted together (one statement), so a present event has them all.
+ * The conversions whose rows are not in the read model yet. Live, this projector only meets conversions
+ * that were not written with their events (appended before that was done, or through EventStoreDB), and
+ * some of those are in already: probing the events' ids is cheaper than offering every row again. A
+ * conversion's event row and its delivery rows are only ever inserted together (one statement), so a
+ * present event has them all.
  */
 async function notShownYet(tx: Queryable, list: ConversionAcceptedData[]): Promise<ConversionAcceptedData[]> {
   if (list.length === 0) return list;

@@ -1,9 +1,11 @@
 // Feeds the delivery process's work table from the store: accepted conversions queue their deliveries,
 // outcomes take them out or move them later. The workers write the same rows (claims, and outcomes in the
 // transaction that records them), so every statement here is a no-op when a worker got there first, and a
-// rebuild from the store gives back exactly the deliveries still to send.
+// rebuild from the store gives back exactly the deliveries still to send. POST /events queues its
+// deliveries itself, in the transaction of its append (queueDeliveries): live, this projector passes over
+// those conversions (a delivery already sent and deleted must never be queued again).
 import { migrationsIn } from '../../src/db/migrate.ts';
-import type { Client } from '../../src/db/pool.ts';
+import type { Client, Queryable } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import type { ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
@@ -18,7 +20,8 @@ export function payloadOf(c: ConversionAcceptedData) {
 }
 export type QueuedPayload = ReturnType<typeof payloadOf>;
 
-async function queue(tx: Client, conversions: ConversionAcceptedData[]): Promise<void> {
+/** Queue the deliveries of new conversions; also called by POST /events inside its append's transaction. */
+export async function queueDeliveries(tx: Queryable, conversions: ConversionAcceptedData[]): Promise<void> {
   const rows = conversions.flatMap((c) => c.deliveries.map((d) => [
     d.deliveryId, c.organizationId, c.eventId, d.targetId, d.datasetId, d.eventName, c.platformEventId, d.testEventCode,
     c.eventTime, JSON.stringify(payloadOf(c)), c.createdAt,
@@ -82,7 +85,7 @@ export const deliveryQueueProjector: Projector = {
     const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
     const each = <T extends 'DeliveriesAttempted' | 'DeliveriesAccepted'>(type: T) =>
       (of(type) as Data<T>[]).flatMap((b) => b.deliveries.map((d) => ({ deliveryId: d.deliveryId, organizationId: b.organizationId, attempt: d.attempts })));
-    await queue(tx, of('ConversionAccepted') as ConversionAcceptedData[]);
+    await queueDeliveries(tx, of('ConversionAccepted') as ConversionAcceptedData[]);
     await countAttempts(tx, each('DeliveriesAttempted'));
     await reschedule(tx, of('DeliveryRetryScheduled') as Data<'DeliveryRetryScheduled'>[]);
     await remove(tx, [...each('DeliveriesAccepted'), ...(of('DeliveryFailed') as Data<'DeliveryFailed'>[]), ...(of('DeliveryCancelled') as Data<'DeliveryCancelled'>[])]);

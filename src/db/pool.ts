@@ -16,10 +16,11 @@ export function createPool(connectionString: string, max = 20): pg.Pool {
   return pool;
 }
 
-export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+/** `begin` may carry the transaction's first statements after BEGIN (no parameters): one round trip. */
+export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await work(client);
     await client.query('COMMIT');
     return result;

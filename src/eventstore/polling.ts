@@ -25,25 +25,36 @@ export function pollingSubscription(
   let stopped = false;
   let wake: (() => void) | null = null;
   let idle = FIRST_IDLE_MS;
-  const removeWaker = source.onWake(() => wake?.());
+  // A wake-up since the last read was issued: what it announced may be after what that read saw.
+  let woken = false;
+  const removeWaker = source.onWake(() => {
+    woken = true;
+    wake?.();
+  });
 
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (woken) return resolve();
       const timer = setTimeout(() => { wake = null; resolve(); }, ms);
       wake = () => { clearTimeout(timer); wake = null; idle = FIRST_IDLE_MS; resolve(); };
     });
+  const readNext = (position: Position) => {
+    woken = false;
+    return read(position, batchSize);
+  };
 
   const loop = (async () => {
     // While catching up, the next batch is read while the consumer handles the current one.
     let next: Promise<RecordedEvent[]> | null = null;
     while (!stopped) {
       try {
-        const batch = await (next ?? read(after, batchSize));
+        const batch = await (next ?? readNext(after));
         next = null;
         if (batch.length > 0) {
           const last = batch[batch.length - 1].position;
-          if (batch.length === batchSize) {
-            next = read(last, batchSize);
+          const full = batch.length === batchSize;
+          if (full) {
+            next = readNext(last);
             // Observed now: a failure surfaces when the batch is awaited, not as an unhandled rejection.
             next.catch(() => {});
           }
@@ -51,6 +62,9 @@ export function pollingSubscription(
           if (handed.length > 0) await options.onBatch(handed);
           after = last;
           idle = FIRST_IDLE_MS;
+          // A short batch was everything visible when it was read: read again on the next wake-up (at once
+          // if one came meanwhile), or after the first idle pause, not straight away for nothing.
+          if (!full) await pause(idle);
           continue;
         }
       } catch (error) {

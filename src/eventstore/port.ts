@@ -7,6 +7,11 @@ export interface EventMetadata {
   causationId?: string;
   /** "key:<id>", "operator", "worker:<name>", "platform" ... */
   actor?: string;
+  /**
+   * Projectors whose rows for these events were written in the transaction that appended them: live,
+   * those projectors pass over the events; a rebuild applies them (src/projections/live.ts).
+   */
+  projected?: readonly string[];
 }
 
 /** An event as a command produces it, before the store gives it a place. */

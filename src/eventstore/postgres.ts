@@ -70,7 +70,8 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * Append inside a transaction the caller owns (a process manager writing its table and its outcome
-   * together). Subscribers in other processes learn of it through a NOTIFY delivered at commit.
+   * together). Subscribers, in this process too, learn of it through a NOTIFY delivered at commit: woken
+   * before the commit they would read nothing and be woken again.
    */
   async appendWithin(tx: Queryable, request: AppendRequest, metadata: EventMetadata): Promise<AppendResult> {
     return this.appendManyWithin(tx, [request], metadata);
@@ -82,20 +83,16 @@ export class PostgresEventStore implements EventStore {
     let last: AppendResult | null = null;
     for (const request of requests) last = await appendOn(tx, request, metadata);
     await tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
-    this.announce();
     return last!;
   }
 
   /**
    * Group commit inside the caller's transaction: each append of new streams is written, or answered null
-   * when one of its streams is taken (nothing of it stays). One NOTIFY for the group.
+   * when one of its streams is taken (nothing of it stays). One NOTIFY for the group, delivered at commit.
    */
   async appendNewStreamsWithin(tx: Queryable, appends: NewStreamsAppend[]): Promise<(AppendResult | null)[]> {
     const results = await appendNewStreamsOn(tx, appends);
-    if (results.some((r) => r !== null)) {
-      await tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
-      this.announce();
-    }
+    if (results.some((r) => r !== null)) await tx.query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`);
     return results;
   }
 

@@ -2,7 +2,7 @@
 // so a crash leaves either both or neither.
 import type { Client } from '../db/pool.ts';
 import { comparePositions, positionToJson, type RecordedEvent } from '../eventstore/port.ts';
-import type { Projector } from './projector.ts';
+import { appliesLive, type Projector } from './projector.ts';
 import { readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 
 /** Apply a batch; returns the last event it covered, or null when the checkpoint was already past it. */
@@ -18,7 +18,7 @@ export async function applyBatch(client: Client, projector: Projector, events: R
       await client.query('COMMIT');
       return null;
     }
-    const handled = fresh.filter((e) => projector.handles.includes(e.type));
+    const handled = fresh.filter((e) => appliesLive(projector, e));
     if (handled.length) await projector.apply(client, handled);
     const last = fresh[fresh.length - 1];
     await writeCheckpoint(client, projector.name, last.position, handled.length);
@@ -46,7 +46,7 @@ export async function narrowFailure(client: Client, projector: Projector, events
   let last: RecordedEvent | null = null;
   let start = 0;
   for (let i = 0; i < events.length; i++) {
-    if (!projector.handles.includes(events[i].type) && i < events.length - 1) continue;
+    if (!appliesLive(projector, events[i]) && i < events.length - 1) continue;
     try {
       last = (await applyBatch(client, projector, events.slice(start, i + 1))) ?? last;
     } catch (error) {

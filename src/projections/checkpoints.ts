@@ -14,13 +14,15 @@ export interface ProjectionStatus {
 }
 
 /**
- * Advisory lock keys: the leader lock (one running instance per projector). `apply` is kept for
- * callers of older versions; batches and rebuilds now serialise on the checkpoint row itself.
+ * Advisory lock keys: the leader lock (one running instance per projector); `live`, held shared by
+ * transactions that write the projector's rows with their events and exclusively by a rebuild's swap
+ * (live.ts). `apply` is kept for callers of older versions; batches and rebuilds now serialise on the
+ * checkpoint row itself.
  */
-export function lockKeys(name: string): { leader: number; apply: number } {
+export function lockKeys(name: string): { leader: number; apply: number; live: number } {
   let hash = 0;
   for (const ch of name) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) | 0;
-  return { leader: hash, apply: hash ^ 0x5a5a5a5a };
+  return { leader: hash, apply: hash ^ 0x5a5a5a5a, live: hash ^ 0x3c3c3c3c };
 }
 
 export async function ensureCheckpoint(db: Queryable, name: string): Promise<void> {
@@ -58,18 +60,22 @@ export async function writeCheckpoint(db: Queryable, name: string, position: Pos
 }
 
 /**
- * Move the checkpoint forward only (a rebuild may have put it further), outside any batch: for events the
- * projector does not handle, where nothing of the read model changes with it.
+ * Move checkpoints forward only (a rebuild may have put one further), outside any batch: for events their
+ * projectors pass over, where nothing of the read model changes with them. One statement for every
+ * projector of a process that passed over something meanwhile, each checkpoint NOTIFYed as writeCheckpoint does.
  */
-export async function passCheckpoint(db: Queryable, name: string, position: Position): Promise<void> {
+export async function passCheckpoints(db: Queryable, passed: ReadonlyMap<string, Position>): Promise<void> {
+  if (passed.size === 0) return;
+  const positions = [...passed.values()];
   await db.query({
-    name: 'checkpoint_pass',
+    name: 'checkpoint_pass_many',
     text: `WITH written AS (
-       UPDATE projection_checkpoints SET commit_position = $2, prepare_position = $3, updated_at = now()
-       WHERE name = $1 AND (commit_position, prepare_position) < ($2::bigint, $3::bigint)
-       RETURNING name)
-     SELECT pg_notify($4, $5) FROM written`,
-    values: [name, position.commit.toString(), position.prepare.toString(), CHECKPOINT_CHANNEL, `${name} ${position.commit}/${position.prepare}`],
+       UPDATE projection_checkpoints c SET commit_position = r.commit, prepare_position = r.prepare, updated_at = now()
+       FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS r(name, commit, prepare)
+       WHERE c.name = r.name AND (c.commit_position, c.prepare_position) < (r.commit, r.prepare)
+       RETURNING c.name, r.commit, r.prepare)
+     SELECT pg_notify($4, name || ' ' || commit || '/' || prepare) FROM written`,
+    values: [[...passed.keys()], positions.map((p) => p.commit.toString()), positions.map((p) => p.prepare.toString()), CHECKPOINT_CHANNEL],
   });
 }
 

@@ -3,9 +3,9 @@
 import type { Logger } from '../logger.ts';
 import type { Client, Pool } from '../db/pool.ts';
 import { positionToJson, type EventStore, type Position, type RecordedEvent, type Subscription } from '../eventstore/port.ts';
-import type { Projector } from './projector.ts';
+import { appliesLive, type Projector } from './projector.ts';
 import { applyBatch, narrowFailure } from './batch.ts';
-import { ensureCheckpoint, lockKeys, markStatus, passCheckpoint, readCheckpoint } from './checkpoints.ts';
+import { ensureCheckpoint, lockKeys, markStatus, passCheckpoints, readCheckpoint } from './checkpoints.ts';
 import type { CheckpointWaiter } from './waiter.ts';
 
 export { applyBatch };
@@ -20,17 +20,41 @@ export interface EngineOptions {
 }
 
 const DEFAULTS: Required<EngineOptions> = { batchSize: 2000, standbyRetryMs: 2000, failedRetryMs: 30_000 };
-/** A checkpoint passed over events a projector does not handle is written at most this often. */
+/** A checkpoint passed over events a projector does not apply is written at most this often. */
 const PASS_WRITE_MS = 200;
+
+/**
+ * Checkpoints passed over and not written yet, of every projector of the engine: written together a little
+ * later, one statement for all (under load most batches of most projectors are passed over).
+ */
+class PassedCheckpoints {
+  private readonly passed = new Map<string, Position>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly log: Logger,
+  ) {}
+
+  pass(name: string, position: Position): void {
+    this.passed.set(name, position);
+    this.timer ??= setTimeout(() => void this.write(), PASS_WRITE_MS);
+  }
+
+  async write(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const passed = new Map(this.passed);
+    this.passed.clear();
+    await passCheckpoints(this.pool, passed).catch((error) => this.log.warn('checkpoints not written', { error }));
+  }
+}
 
 class ProjectorRunner {
   private stopped = false;
   private subscription: Subscription | null = null;
   private client: Client | null = null;
   private timer: NodeJS.Timeout | null = null;
-  /** Passed over, not yet written: see passOver. */
-  private passed: Position | null = null;
-  private passTimer: NodeJS.Timeout | null = null;
   private firstAttempt!: () => void;
   /** Resolves once this runner has tried to lead at least once (leading or standing by). */
   readonly attempted = new Promise<void>((resolve) => (this.firstAttempt = resolve));
@@ -42,6 +66,7 @@ class ProjectorRunner {
     private readonly waiter: CheckpointWaiter | null,
     private readonly log: Logger,
     private readonly options: Required<EngineOptions>,
+    private readonly passed: PassedCheckpoints,
   ) {}
 
   get leading(): boolean {
@@ -99,7 +124,7 @@ class ProjectorRunner {
 
   private async onBatch(events: RecordedEvent[]): Promise<void> {
     if (this.stopped || !this.client) return;
-    if (!events.some((e) => this.projector.handles.includes(e.type))) return this.passOver(events[events.length - 1]);
+    if (!events.some((e) => appliesLive(this.projector, e))) return this.passOver(events[events.length - 1]);
     let last: RecordedEvent | null;
     try {
       last = await applyBatch(this.client, this.projector, events);
@@ -117,22 +142,13 @@ class ProjectorRunner {
   }
 
   /**
-   * Nothing to apply: no transaction, and the checkpoint is written a little later with a single statement
+   * Nothing to apply (no event it handles, or only events whose rows were written with them): no transaction, and the checkpoint is written a little later with a single statement
    * (moving forward only), covering every batch passed over meanwhile. Under load most batches of most
    * projectors are of this kind. A crash before the write reads those events again and applies nothing.
    */
   private passOver(last: RecordedEvent): void {
     this.advance(last);
-    this.passed = last.position;
-    this.passTimer ??= setTimeout(() => void this.writePassed(), PASS_WRITE_MS);
-  }
-
-  private async writePassed(): Promise<void> {
-    if (this.passTimer) clearTimeout(this.passTimer);
-    this.passTimer = null;
-    const position = this.passed;
-    this.passed = null;
-    if (position) await passCheckpoint(this.pool, this.projector.name, position).catch((error) => this.log.warn('checkpoint not written', { error }));
+    this.passed.pass(this.projector.name, last.position);
   }
 
   private advance(last: RecordedEvent | null): void {
@@ -170,7 +186,6 @@ class ProjectorRunner {
     const subscription = this.subscription;
     this.subscription = null;
     await subscription?.stop();
-    await this.writePassed();
     await this.releaseClient();
   }
 }
@@ -178,6 +193,7 @@ class ProjectorRunner {
 export class ProjectionEngine {
   private readonly runners: ProjectorRunner[] = [];
   private readonly options: Required<EngineOptions>;
+  private readonly passed: PassedCheckpoints;
 
   constructor(
     private readonly pool: Pool,
@@ -188,11 +204,12 @@ export class ProjectionEngine {
     options: EngineOptions = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
+    this.passed = new PassedCheckpoints(pool, log);
   }
 
   start(): void {
     for (const projector of this.projectors) {
-      const runner = new ProjectorRunner(projector, this.pool, this.store, this.waiter, this.log.child({ projector: projector.name }), this.options);
+      const runner = new ProjectorRunner(projector, this.pool, this.store, this.waiter, this.log.child({ projector: projector.name }), this.options, this.passed);
       this.runners.push(runner);
       runner.start();
     }
@@ -210,6 +227,7 @@ export class ProjectionEngine {
 
   async stop(): Promise<void> {
     await Promise.all(this.runners.map((r) => r.stop()));
+    await this.passed.write();
     this.runners.length = 0;
   }
 }

@@ -32,6 +32,14 @@ export interface ReplayWriter {
   finish(tx: Client): Promise<void>;
 }
 
+/**
+ * Whether a running projector applies an event: one it handles, unless the event's own transaction wrote
+ * its rows (metadata.projected). A rebuild applies every event it handles.
+ */
+export function appliesLive(projector: Projector, event: RecordedEvent): boolean {
+  return projector.handles.includes(event.type) && !event.metadata?.projected?.includes(projector.name);
+}
+
 /** Group handlers by event type: the usual shape of a projector's apply(). */
 export function applyEach(handlers: Record<string, (tx: Client, event: RecordedEvent) => Promise<void>>) {
   return async (tx: Client, events: RecordedEvent[]): Promise<void> => {

@@ -5,6 +5,7 @@ import type { Client, Pool } from '../db/pool.ts';
 import { START, comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
 import { ensureCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
+import { holdLiveWriters } from './live.ts';
 
 type Apply = (tx: Client, events: RecordedEvent[]) => Promise<void>;
 
@@ -117,6 +118,8 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
     // Fresh statistics before the swap: the first queries on the new tables are planned on them.
     for (const table of projector.tables) await client.query(`ANALYZE ${schema}.${table}`);
     await client.query('BEGIN');
+    // Rows written with their events land in the old tables until here; from here they wait for the swap.
+    if (store.kind === 'postgres') await holdLiveWriters(client, projector.name);
     // Lock the checkpoint row: wait for the live batch in flight; from here the live runner waits.
     await ensureCheckpoint(client, projector.name);
     await readCheckpoint(client, projector.name, true);

@@ -1,0 +1,114 @@
+// `npm run bench -- conversions-cpu`: where the CPU of a request goes, GET /v1/me beside POST /v1/events
+// (64 connections, 5 s phases, alternating): milliseconds of CPU per request on the main thread, the other
+// threads of this process (the load generator, GC helpers) and the cluster's PostgreSQL processes, from
+// /proc. A throughput ratio swings with the load of a shared machine; CPU per request much less.
+// Options: CPU_SECONDS, CPU_ROUNDS; PGSS=1 prints pg_stat_statements of the last POST phase (the cluster must
+// preload the extension); PROF=file.cpuprofile writes a profile of the main thread in the last POST phase.
+import fs from 'node:fs';
+import path from 'node:path';
+import http from 'node:http';
+import inspector from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import autocannon from 'autocannon';
+import { createApiKey } from '../commands/apikey/handlers.ts';
+import { createOrganization } from '../commands/organization/handlers.ts';
+import { ALL_SCOPES } from '../commands/shared/scopes.ts';
+import { createSource } from '../commands/source/handlers.ts';
+import { createTarget } from '../commands/target/handlers.ts';
+import { createFlow } from '../commands/flow/handlers.ts';
+import { boot } from '../src/boot.ts';
+import { loadConfig } from '../src/config.ts';
+import { closeApp, createApp } from '../src/http/app.ts';
+import { createLogger } from '../src/logger.ts';
+import type { BenchContext } from './run.ts';
+
+function ticksOf(statPath: string): number {
+  try {
+    const s = fs.readFileSync(statPath, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch { return 0; }
+}
+function pgTicks(postmaster: number): number {
+  let n = ticksOf(`/proc/${postmaster}/stat`);
+  for (const p of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[1]) === postmaster) n += Number(f[11]) + Number(f[12]);
+    } catch { /* gone */ }
+  }
+  return n;
+}
+function threadTicks(): { main: number; other: number } {
+  let main = 0, other = 0;
+  for (const t of fs.readdirSync('/proc/self/task')) {
+    const v = ticksOf(`/proc/self/task/${t}/stat`);
+    if (Number(t) === process.pid) main += v; else other += v;
+  }
+  return { main, other };
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const dataDir = path.resolve(process.env.BENCH_DATA_DIR ?? path.join(import.meta.dirname, '..', '.bench-data'));
+  const postmaster = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const db = await ctx.freshDatabase('conversions_cpu');
+  const sink = new Writable({ write(_c, _e, done) { done(); } });
+  const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', PLATFORM_SENDING: 'off' }), { log: createLogger('info', {}, sink) });
+  await booted.startWorkers();
+  const { store, secrets, waiter } = booted.services;
+  const now = new Date();
+  const org = await createOrganization(store, { name: 'Bench org' }, now);
+  const key = await createApiKey(store, { organizationId: org.id, name: 'bench', scopes: [...ALL_SCOPES], expiresAt: null }, now);
+  const source = await createSource(store, { organizationId: org.id, kind: 'spreadsheet', name: 'Bench CRM' }, now);
+  const target = await createTarget(store, secrets.encryptionKey, { organizationId: org.id, datasetId: '900000', token: 'EAAB-bench-token', mode: 'live' }, now);
+  const { position } = await createFlow(store, { sourceId: source.id, targetId: target.id, eventName: 'Lead', trigger: { kind: 'status', status: 'won' } }, now);
+  await waiter.waitFor(['access', 'setup'], position, 60_000);
+  const app = createApp(booted.services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
+  const server = http.createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const authorization = `Bearer ${key.key}`;
+  const body = JSON.stringify({ source: source.id, external_id: 'order-[<id>]', status: 'won', consent: true, email: 'buyer-[<id>]@example.com', value: 10, currency: 'PLN' });
+  const seconds = Number(process.env.CPU_SECONDS ?? 5);
+  const prof = process.env.PROF;
+  const session = prof ? new inspector.Session() : null;
+  if (session) { session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.setSamplingInterval', { interval: 200 }); }
+  const phase = async (kind: 'me' | 'post') => {
+    const t0 = threadTicks(), p0 = pgTicks(postmaster), w0 = performance.now();
+    if (session && kind === 'post') await session.post('Profiler.start');
+    const r = await autocannon({
+      url: kind === 'me' ? `${base}/me` : `${base}/events`, connections: 64, duration: seconds, workers: 1,
+      ...(kind === 'post' ? { method: 'POST' as const, headers: { authorization, 'content-type': 'application/json' }, body, idReplacement: true } : { headers: { authorization } }),
+    });
+    let profile: unknown = null;
+    if (session && kind === 'post') profile = (await session.post('Profiler.stop')).profile;
+    const t1 = threadTicks(), p1 = pgTicks(postmaster), wall = (performance.now() - w0) / 1000;
+    const n = r.requests.total;
+    const per = (ticks: number) => ((ticks * 10) / n).toFixed(3);
+    ctx.note(`${kind.padEnd(4)} ${(n / wall).toFixed(0).padStart(5)} req/s  non2xx ${r.non2xx}  ms CPU/req: main ${per(t1.main - t0.main)} other ${per(t1.other - t0.other)} pg ${per(p1 - p0)}  (main busy ${((t1.main - t0.main) / wall).toFixed(0)}%, pg ${((p1 - p0) / wall).toFixed(0)}%)`);
+    return profile;
+  };
+  const rounds = Number(process.env.CPU_ROUNDS ?? 2);
+  const pgss = process.env.PGSS ? db.pool : null;
+  if (pgss) await pgss.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await phase('me');
+  const profiles: unknown[] = [];
+  for (let i = 0; i < rounds; i++) {
+    if (pgss && i === rounds - 1) await pgss.query('SELECT pg_stat_statements_reset()');
+    profiles.push(await phase('post'));
+    if (pgss && i === rounds - 1) {
+      const { rows } = await pgss.query(`SELECT calls, rows, round(total_exec_time::numeric, 0) AS exec, round(total_plan_time::numeric, 0) AS plan, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
+        FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 30`);
+      for (const r of rows) console.log(`    ${String(r.calls).padStart(7)} ${String(r.rows).padStart(8)} ${String(r.exec).padStart(6)} ${String(r.plan).padStart(5)}  ${r.q}`);
+    }
+    await phase('me');
+  }
+  if (prof && profiles[profiles.length - 1]) fs.writeFileSync(prof, JSON.stringify(profiles[profiles.length - 1]));
+  server.closeAllConnections();
+  server.close();
+  await closeApp(app);
+  await booted.shutdown();
+}
