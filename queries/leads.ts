@@ -69,9 +69,15 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
   // index walked in order finds the page at once, for a narrow old one the submission-time index and a sort
   // of its few hundred leads; a generic plan sorted a 30-day window's 16,000 leads (310 ms instead of 0.4 ms).
   const buckets = params.length === 1 && filters.from && filters.to ? windowBuckets(filters.from, filters.to) : null;
-  if (filters.from) where.push(`submitted_at >= ${boundSql(filters.from, 'from')}`);
-  if (filters.to) where.push(`submitted_at ${'day' in filters.to ? '<' : '<='} ${boundSql(filters.to, 'to')}`);
-  const parts = buckets?.map((bucket) => `submitted_bucket = $${params.push(bucket)}`);
+  // In the bucket walk the bounds and the buckets are subqueries (each run once, before the walk), so that no
+  // plan, custom or generic, is costed for their values: a custom plan then costs what the generic one does
+  // plus its planning, and after five executions PostgreSQL keeps the generic plan, the bucket walk. With the
+  // values in sight each custom plan came out cheaper than the generic estimate (which takes a range of
+  // unknown bounds to hold 0.5% of a bucket), so the statement was planned on every request.
+  const bound = (bound: TimeBound, side: 'from' | 'to') => (buckets ? `(SELECT ${boundSql(bound, side)})` : boundSql(bound, side));
+  if (filters.from) where.push(`submitted_at >= ${bound(filters.from, 'from')}`);
+  if (filters.to) where.push(`submitted_at ${'day' in filters.to ? '<' : '<='} ${bound(filters.to, 'to')}`);
+  const parts = buckets?.map((bucket) => `submitted_bucket = (SELECT $${params.push(bucket)}::integer)`);
   const prepared = (!filters.from && !filters.to) || parts !== undefined;
   return jsonPage(db, { from: 'leads', item: leadItem(withAnswers), where, params, prepared, parts }, page);
 }
