@@ -60,23 +60,6 @@ async function applyChanges(tx: Client, changes: DeliveryChange[]): Promise<void
   );
 }
 
-/**
- * The conversions whose rows are not in the read model yet. Live, this projector only meets conversions
- * that were not written with their events (appended before that was done, or through EventStoreDB), and
- * some of those are in already: probing the events' ids is cheaper than offering every row again. A
- * conversion's event row and its delivery rows are only ever inserted together (one statement), so a
- * present event has them all.
- */
-async function notShownYet(tx: Queryable, list: ConversionAcceptedData[]): Promise<ConversionAcceptedData[]> {
-  if (list.length === 0) return list;
-  const { rows } = await tx.query<{ id: string }>(
-    'SELECT e.id FROM events_view e JOIN unnest($1::text[], $2::text[]) AS r(id, org) ON e.id = r.id AND e.organization_id = r.org',
-    [list.map((c) => c.eventId), list.map((c) => c.organizationId)],
-  );
-  const shown = new Set(rows.map((r) => r.id));
-  return list.filter((c) => !shown.has(c.eventId));
-}
-
 export const conversionsProjector: Projector = {
   name: 'conversions',
   tables: ['events_view', 'deliveries_view'],
@@ -84,7 +67,7 @@ export const conversionsProjector: Projector = {
   handles: ['ConversionAccepted', ...DELIVERY_EVENT_TYPES],
   async apply(tx: Client, events: RecordedEvent[]) {
     // A delivery's events always follow its conversion's, so inserting first and then updating keeps order.
-    await insertConversions(tx, await notShownYet(tx, events.filter((e) => e.type === 'ConversionAccepted').map((e) => e.data as ConversionAcceptedData)));
+    await insertConversions(tx, events.filter((e) => e.type === 'ConversionAccepted').map((e) => e.data as ConversionAcceptedData));
     await applyChanges(tx, foldChanges(events.filter((e) => e.type !== 'ConversionAccepted').map(currentDeliveryEvent)));
   },
 };
