@@ -11,17 +11,12 @@ import inspector from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import autocannon from 'autocannon';
-import { createApiKey } from '../commands/apikey/handlers.ts';
-import { createOrganization } from '../commands/organization/handlers.ts';
-import { ALL_SCOPES } from '../commands/shared/scopes.ts';
-import { createSource } from '../commands/source/handlers.ts';
-import { createTarget } from '../commands/target/handlers.ts';
-import { createFlow } from '../commands/flow/handlers.ts';
 import { boot } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { closeApp, createApp } from '../src/http/app.ts';
 import { createLogger } from '../src/logger.ts';
 import type { BenchContext } from './run.ts';
+import { postEventBody, setup } from './_conversions-setup.ts';
 
 function ticksOf(statPath: string): number {
   try {
@@ -58,20 +53,13 @@ export async function run(ctx: BenchContext): Promise<void> {
   const sink = new Writable({ write(_c, _e, done) { done(); } });
   const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', PLATFORM_SENDING: 'off' }), { log: createLogger('info', {}, sink) });
   await booted.startWorkers();
-  const { store, secrets, waiter } = booted.services;
-  const now = new Date();
-  const org = await createOrganization(store, { name: 'Bench org' }, now);
-  const key = await createApiKey(store, { organizationId: org.id, name: 'bench', scopes: [...ALL_SCOPES], expiresAt: null }, now);
-  const source = await createSource(store, { organizationId: org.id, kind: 'spreadsheet', name: 'Bench CRM' }, now);
-  const target = await createTarget(store, secrets.encryptionKey, { organizationId: org.id, datasetId: '900000', token: 'EAAB-bench-token', mode: 'live' }, now);
-  const { position } = await createFlow(store, { sourceId: source.id, targetId: target.id, eventName: 'Lead', trigger: { kind: 'status', status: 'won' } }, now);
-  await waiter.waitFor(['access', 'setup'], position, 60_000);
+  const s = await setup(booted, 1);
   const app = createApp(booted.services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
   const server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  const authorization = `Bearer ${key.key}`;
-  const body = JSON.stringify({ source: source.id, external_id: 'order-[<id>]', status: 'won', consent: true, email: 'buyer-[<id>]@example.com', value: 10, currency: 'PLN' });
+  const authorization = `Bearer ${s.key}`;
+  const body = postEventBody(s.sourceId);
   const seconds = Number(process.env.CPU_SECONDS ?? 5);
   const prof = process.env.PROF;
   const session = prof ? new inspector.Session() : null;

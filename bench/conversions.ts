@@ -10,12 +10,6 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import autocannon from 'autocannon';
-import { createApiKey } from '../commands/apikey/handlers.ts';
-import { createOrganization } from '../commands/organization/handlers.ts';
-import { ALL_SCOPES } from '../commands/shared/scopes.ts';
-import { createSource } from '../commands/source/handlers.ts';
-import { createTarget } from '../commands/target/handlers.ts';
-import { createFlow } from '../commands/flow/handlers.ts';
 import { acceptConversion } from '../commands/conversion/handlers.ts';
 import { boot, type Booted } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
@@ -25,27 +19,11 @@ import { sendConversionBatch } from '../src/platform/conversions.ts';
 import { DeliveryWorker, deliveryWorkerOptions } from '../src/processes/deliveries/worker.ts';
 import { anyQueued, queueDepth } from '../src/processes/deliveries/queue-sql.ts';
 import type { BenchContext } from './run.ts';
+import { postEventBody, setup, type Setup } from './_conversions-setup.ts';
 
 const CONNECTIONS = 64;
 const SECONDS = 5;
 const DATASETS = 20;
-
-interface Setup { organizationId: string; key: string; sourceId: string }
-
-async function setup(booted: Booted, datasets: number): Promise<Setup> {
-  const { store, secrets, waiter } = booted.services;
-  const now = new Date();
-  const org = await createOrganization(store, { name: 'Bench org' }, now);
-  const key = await createApiKey(store, { organizationId: org.id, name: 'bench', scopes: [...ALL_SCOPES], expiresAt: null }, now);
-  const source = await createSource(store, { organizationId: org.id, kind: 'spreadsheet', name: 'Bench CRM' }, now);
-  let last = source.position;
-  for (let i = 0; i < datasets; i++) {
-    const target = await createTarget(store, secrets.encryptionKey, { organizationId: org.id, datasetId: String(900_000 + i), token: 'EAAB-bench-token', mode: 'live' }, now);
-    ({ position: last } = await createFlow(store, { sourceId: source.id, targetId: target.id, eventName: 'Lead', trigger: { kind: 'status', status: 'won' } }, now));
-  }
-  if (!(await waiter.waitFor(['access', 'setup'], last, 60_000))) throw new Error('read models did not catch up with the bench setup');
-  return { organizationId: org.id, key: key.key, sourceId: source.id };
-}
 
 async function load(url: string, options: Partial<autocannon.Options>): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
   const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, workers: 1, ...options });
@@ -58,8 +36,7 @@ async function httpFigures(ctx: BenchContext, booted: Booted, s: Setup): Promise
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const authorization = `Bearer ${s.key}`;
-  // Every request a new conversion (autocannon puts a fresh id in [<id>]), each queueing one delivery per dataset.
-  const body = JSON.stringify({ source: s.sourceId, external_id: 'order-[<id>]', status: 'won', consent: true, email: 'buyer-[<id>]@example.com', value: 10, currency: 'PLN' });
+  const body = postEventBody(s.sourceId);
   const post = () => load(`${base}/events`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body, idReplacement: true });
   const me = () => load(`${base}/me`, { headers: { authorization } });
   try {
