@@ -8,23 +8,21 @@ export interface Cell {
   campaign_id: string;
   adset_id: string;
   currency: string;
-  /** Index of the week (0 = the last) when the facts were grouped by week. */
-  week: number;
   sums: Sums;
 }
 
 export interface Folded {
-  /** Paid cells by `${id} ${currency} ${week}`; id '' holds leads with no id at the level. */
+  /** Paid cells by `${id} ${currency}`; id '' holds leads with no id at the level. */
   cells: Map<string, Cell>;
   /** Organic leads by currency (their revenue in the sale's currency, the rest in the organisation's). */
   organic: Map<string, Sums>;
 }
 
-function cellFor(folded: Folded, id: string, campaignId: string, adsetId: string, currency: string, week: number): Cell {
-  const key = `${id}\u0001${currency}\u0001${week}`;
+function cellFor(folded: Folded, id: string, campaignId: string, adsetId: string, currency: string): Cell {
+  const key = `${id}\u0001${currency}`;
   let cell = folded.cells.get(key);
   if (!cell) {
-    cell = { id, campaign_id: campaignId, adset_id: adsetId, currency, week, sums: emptySums() };
+    cell = { id, campaign_id: campaignId, adset_id: adsetId, currency, sums: emptySums() };
     folded.cells.set(key, cell);
   }
   return cell;
@@ -33,14 +31,14 @@ function cellFor(folded: Folded, id: string, campaignId: string, adsetId: string
 /** `idLevel` names what the group id is (for the currency of leads stored without one). */
 export function fold(spend: SpendGroup[], leads: LeadGroup[], currencies: Currencies, idLevel: Level): Folded {
   const folded: Folded = { cells: new Map(), organic: new Map() };
-  for (const s of spend) addInto(cellFor(folded, s.id, s.campaign_id, s.adset_id, s.currency, s.week).sums, s);
+  for (const s of spend) addInto(cellFor(folded, s.id, s.campaign_id, s.adset_id, s.currency).sums, s);
   for (const l of leads) {
     const currency = currencies.resolve(l.currency, idLevel, l.id, l.campaign_id);
     if (l.organic) {
       const sums = folded.organic.get(currency) ?? emptySums();
       folded.organic.set(currency, addInto(sums, l));
     } else {
-      addInto(cellFor(folded, l.id, l.campaign_id, l.adset_id, currency, l.week).sums, l);
+      addInto(cellFor(folded, l.id, l.campaign_id, l.adset_id, currency).sums, l);
     }
   }
   return folded;

@@ -66,7 +66,7 @@ function cellsOf(spend: AdFacts[], leads: AdFacts[], currencies: Currencies): It
     const key = `${id}\u0001${currency}`;
     let cell = cells.get(key);
     if (!cell) {
-      cell = { id, campaign_id: '', adset_id: '', currency, week: 0, sums: emptySums() };
+      cell = { id, campaign_id: '', adset_id: '', currency, sums: emptySums() };
       cells.set(key, cell);
     }
     addInto(cell.sums, sums);

@@ -21,7 +21,6 @@ export interface SpendGroup {
   campaign_id: string;
   adset_id: string;
   currency: string;
-  week: number;
   spend: number;
   platform_leads: number;
   impressions: number;
@@ -36,7 +35,6 @@ export interface LeadGroup {
   organic: boolean;
   /** '' = the ad account's currency. */
   currency: string;
-  week: number;
   leads: number;
   qualified: number;
   rejected: number;
@@ -81,7 +79,7 @@ function rollupLevel(grouping: Grouping, filter: FactFilter): 'campaign' | 'adse
 }
 
 const toSpendGroup = (r: Record<string, string>): SpendGroup => ({
-  id: r.id, campaign_id: r.campaign_id, adset_id: r.adset_id, currency: r.currency, week: Number(r.week), spend: Number(r.spend),
+  id: r.id, campaign_id: r.campaign_id, adset_id: r.adset_id, currency: r.currency, spend: Number(r.spend),
   platform_leads: Number(r.platform_leads), impressions: Number(r.impressions), clicks: Number(r.clicks), reach: Number(r.reach),
 });
 
@@ -90,7 +88,7 @@ async function spendByLevel(db: Queryable, organizationId: string, tiles: Bucket
   const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), level];
   const campaign = filter.campaignId === undefined ? '' : `AND f.campaign_id = $${params.push(filter.campaignId)}`;
   const { rows } = await db.query<Record<string, string>>(
-    `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency, 0 AS week,
+    `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency,
             sum(f.spend)::text AS spend, sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions,
             sum(f.clicks)::text AS clicks, sum(f.reach)::text AS reach
      FROM unnest($2::smallint[], $3::date[]) AS t(grain, bucket)
@@ -111,7 +109,7 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Buck
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string>>(
-    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, 0 AS week, sum(f.spend)::text AS spend,
+    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, sum(f.spend)::text AS spend,
             sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions, sum(f.clicks)::text AS clicks,
             sum(f.reach)::text AS reach
      FROM ${tilesOf('report_spend_facts')}
@@ -128,7 +126,7 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Buck
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string | boolean>>(
-    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, 0 AS week, sum(f.leads)::text AS leads,
+    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, sum(f.leads)::text AS leads,
             sum(f.qualified)::text AS qualified, sum(f.rejected)::text AS rejected, sum(f.sales)::text AS sales,
             sum(f.revenue)::text AS revenue
      FROM ${tilesOf('report_lead_facts')}
@@ -139,7 +137,7 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Buck
   );
   return rows.map((r) => ({
     id: r.id as string, campaign_id: r.campaign_id as string, adset_id: r.adset_id as string, organic: r.organic as boolean, currency: r.currency as string,
-    week: Number(r.week), leads: Number(r.leads), qualified: Number(r.qualified), rejected: Number(r.rejected),
+    leads: Number(r.leads), qualified: Number(r.qualified), rejected: Number(r.rejected),
     sales: Number(r.sales), revenue: Number(r.revenue),
   }));
 }
