@@ -5,18 +5,11 @@
 // a function, so it and its /me baseline run in-process.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import autocannon from 'autocannon';
-import { createApiKey } from '../commands/apikey/handlers.ts';
-import { createOrganization } from '../commands/organization/handlers.ts';
-import { ALL_SCOPES } from '../commands/shared/scopes.ts';
-import { boot } from '../src/boot.ts';
-import { loadConfig } from '../src/config.ts';
 import { closeApp, createApp } from '../src/http/app.ts';
-import { createLogger } from '../src/logger.ts';
 import type { Pool } from '../src/db/pool.ts';
 import type { BenchContext, Figure } from './run.ts';
-import { loadBulk, realContacts } from './_contacts-data.ts';
+import { setupContactsBench } from './_contacts-setup.ts';
 
 const CONNECTIONS = 32;
 const STAGES = ['contacted', 'qualified'];
@@ -74,41 +67,11 @@ function listFigures(name: string, list: Measured, me: Measured): Figure[] {
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
-  const db = await ctx.freshDatabase('contacts');
-  const sink = new Writable({ write(_chunk, _enc, done) { done(); } });
-  const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info' }), { log: createLogger('info', {}, sink), poolSize: 40 });
-  await booted.startWorkers();
+  const { booted, key, movable: ids, contacts, leads, lists } = await setupContactsBench(ctx, 'contacts');
   const { services } = booted;
-  const org = await createOrganization(services.store, { name: 'Bench org' }, new Date());
-  const key = await createApiKey(services.store, { organizationId: org.id, name: 'bench', scopes: [...ALL_SCOPES], expiresAt: null }, new Date());
-  await services.waiter.waitFor(['access'], key.position, 10_000);
-
-  const contacts = Math.round(100_000 * ctx.scale);
-  const leads = Math.round(200_000 * ctx.scale);
-  ctx.note(`loading ${contacts} contacts and ${leads} leads into the read model`);
-  await loadBulk(services.pool, org.id, contacts, leads);
-  const movable = Math.max(200, Math.round(3000 * ctx.scale));
-  ctx.note(`making ${movable} contacts with a lead through the intake (events and projection) for the stage load`);
-  const ids = await realContacts(services, org.id, movable);
-  // Both read models the lists need (the key, the rows) must show everything so far; a busy machine may be slow.
-  const head = await services.store.headPosition();
-  for (let attempt = 0; !(await services.waiter.waitFor(['access', 'contacts'], head, 20_000)); attempt++) {
-    if (attempt >= 5) throw new Error('the access and contacts projections did not reach the head within two minutes');
-  }
-
   const app = createApp(services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
   const server = await listen(app);
-  const headers = { authorization: `Bearer ${key.key}` };
-  const phone = `+4860${String(Math.max(1, Math.floor(contacts / 2))).padStart(7, '0')}`;
-  const to = new Date().toISOString().slice(0, 10);
-  const from = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-  const lists: [string, string][] = [
-    ['contacts', '/v1/contacts?limit=100'],
-    ['contacts by tag', '/v1/contacts?limit=100&tag=tag-7'],
-    ['contacts by campaign', '/v1/contacts?limit=100&campaign=camp-3'],
-    ['contacts by phone', `/v1/contacts?limit=100&phone=${encodeURIComponent(phone)}`],
-    ['leads from/to (30 days)', `/v1/leads?limit=100&from=${from}&to=${to}`],
-  ];
+  const headers = { authorization: `Bearer ${key}` };
   const seconds = Math.max(3, Math.round(8 * ctx.scale));
   try {
     await keyAnswers(server.url, headers, services.pool);

@@ -17,38 +17,13 @@ import { closeApp, createApp } from '../src/http/app.ts';
 import { createLogger } from '../src/logger.ts';
 import type { BenchContext } from './run.ts';
 import { postEventBody, setup } from './_conversions-setup.ts';
+import { minus, pgTicks, postmasterOf, threadTicks, type Ticks } from './_cpu.ts';
 
-function ticksOf(statPath: string): number {
-  try {
-    const s = fs.readFileSync(statPath, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch { return 0; }
-}
-function pgTicks(postmaster: number): number {
-  let n = ticksOf(`/proc/${postmaster}/stat`);
-  for (const p of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[1]) === postmaster) n += Number(f[11]) + Number(f[12]);
-    } catch { /* gone */ }
-  }
-  return n;
-}
-function threadTicks(): { main: number; other: number } {
-  let main = 0, other = 0;
-  for (const t of fs.readdirSync('/proc/self/task')) {
-    const v = ticksOf(`/proc/self/task/${t}/stat`);
-    if (Number(t) === process.pid) main += v; else other += v;
-  }
-  return { main, other };
-}
+const total = (t: Ticks) => t.user + t.sys;
 
 export async function run(ctx: BenchContext): Promise<void> {
   const dataDir = path.resolve(process.env.BENCH_DATA_DIR ?? path.join(import.meta.dirname, '..', '.bench-data'));
-  const postmaster = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = postmasterOf(dataDir);
   const db = await ctx.freshDatabase('conversions_cpu');
   const sink = new Writable({ write(_c, _e, done) { done(); } });
   const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', PLATFORM_SENDING: 'off' }), { log: createLogger('info', {}, sink) });
@@ -76,7 +51,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     const t1 = threadTicks(), p1 = pgTicks(postmaster), wall = (performance.now() - w0) / 1000;
     const n = r.requests.total;
     const per = (ticks: number) => ((ticks * 10) / n).toFixed(3);
-    ctx.note(`${kind.padEnd(4)} ${(n / wall).toFixed(0).padStart(5)} req/s  non2xx ${r.non2xx}  ms CPU/req: main ${per(t1.main - t0.main)} other ${per(t1.other - t0.other)} pg ${per(p1 - p0)}  (main busy ${((t1.main - t0.main) / wall).toFixed(0)}%, pg ${((p1 - p0) / wall).toFixed(0)}%)`);
+    ctx.note(`${kind.padEnd(4)} ${(n / wall).toFixed(0).padStart(5)} req/s  non2xx ${r.non2xx}  ms CPU/req: main ${per(total(minus(t1.main, t0.main)))} other ${per(total(minus(t1.other, t0.other)))} pg ${per(total(minus(p1, p0)))}  (main busy ${(total(minus(t1.main, t0.main)) / wall).toFixed(0)}%, pg ${(total(minus(p1, p0)) / wall).toFixed(0)}%)`);
     return profile;
   };
   const rounds = Number(process.env.CPU_ROUNDS ?? 2);
