@@ -10,7 +10,7 @@ import type { ContactLeadLinked, ContactStageChanged } from '../../commands/cont
 import { localDays } from '../reporting_shared/days.ts';
 import { namesOf, saveNames, type NameRow } from '../reporting_shared/names.ts';
 import { FactDeltas, contributions, emptyLead, withEntryStage, withSource, withStageChange, type ReportLead } from './lead-state.ts';
-import { addFacts, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
+import { addFacts, copyNewLeads, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
 import { deriveLeadFacts, LeadReplay } from './replay.ts';
 
 const HANDLES = ['OrganizationCreated', 'LeadReceived', 'LeadFetched', 'ContactLeadLinked', 'ContactStageChanged'] as const;
@@ -113,6 +113,11 @@ class Batch {
     return deltas;
   }
 
+  /** The lead was in the table when the batch began. */
+  loaded(lead: ReportLead): boolean {
+    return this.before.has(`${lead.organizationId} ${lead.leadId}`);
+  }
+
   changedLeads(): ReportLead[] {
     return [...this.leads].filter(([key, lead]) => this.before.get(key) !== lead).map(([, lead]) => lead);
   }
@@ -135,7 +140,12 @@ async function applyBatch(tx: Client, events: RecordedEvent[], replay?: LeadRepl
   for (const event of events) batch.apply(event);
   await saveZones(tx, batch.zones);
   const changed = batch.changedLeads();
-  await saveLeads(tx, changed);
+  if (replay) {
+    // Every lead the table holds among the batch's was loaded (the Bloom filter only skips leads surely not written),
+    // so one that was not is new: copied in, where the loaded ones are upserted.
+    await copyNewLeads(tx, changed.filter((lead) => !batch.loaded(lead)));
+    await saveLeads(tx, changed.filter((lead) => batch.loaded(lead)));
+  } else await saveLeads(tx, changed);
   if (!replay) await addFacts(tx, batch.deltas().changed());
   for (const lead of changed) replay?.rememberWritten(`${lead.organizationId} ${lead.leadId}`);
   await saveNames(tx, 'report_lead_names', replay ? replay.changedNames(batch.names) : batch.names);

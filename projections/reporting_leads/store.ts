@@ -1,5 +1,6 @@
 // The SQL of the lead reporting read model: bulk loads and bulk upserts, one statement per table per batch.
-import type { Queryable } from '../../src/db/pool.ts';
+import type { Client, Queryable } from '../../src/db/pool.ts';
+import { copyFrom, copyLine } from '../../src/db/copy.ts';
 import type { Stage } from '../../commands/contact/contact.ts';
 import { GRAINS, bucketOf, dayNumber, dayText } from '../reporting_shared/days.ts';
 import type { Contribution, ReportLead } from './lead-state.ts';
@@ -58,6 +59,19 @@ export async function saveLeads(db: Queryable, leads: ReportLead[]): Promise<voi
       col((l) => l.adsetId), col((l) => l.adId), col((l) => l.stage), col((l) => l.qualified), col((l) => l.saleValue),
       col((l) => l.saleCurrency)],
   );
+}
+
+const COPY_LEADS = `COPY report_leads (organization_id, lead_id, day, organic, campaign_id, adset_id, ad_id, stage, qualified, sale_value,
+  sale_currency) FROM STDIN`;
+
+/** Leads the caller knows are not in the table yet (a replay's new leads): COPY, no upsert, no array parameters. */
+export async function copyNewLeads(db: Client, leads: ReportLead[]): Promise<void> {
+  if (!leads.length) return;
+  let data = '';
+  for (const l of leads) {
+    data += copyLine([l.organizationId, l.leadId, l.day, l.organic, l.campaignId, l.adsetId, l.adId, l.stage, l.qualified, l.saleValue, l.saleCurrency]);
+  }
+  await copyFrom(db, COPY_LEADS, data);
 }
 
 /** Rounds away the binary noise of summed decimal amounts. */

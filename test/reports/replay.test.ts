@@ -52,10 +52,9 @@ async function rows(client: Client, schema: string, table: string): Promise<stri
   return rows.map((r) => r.row).sort();
 }
 
-async function compare(db: TestDatabase, projector: Projector, batches: RecordedEvent[][]): Promise<void> {
+async function compare(db: TestDatabase, projector: Projector, batches: RecordedEvent[][], prefix = projector.name.replace('reporting_', '')): Promise<void> {
   const client = await db.pool.connect();
   try {
-    const prefix = projector.name.replace('reporting_', '');
     await fill(client, projector, `${prefix}_applied`, batches, false);
     await fill(client, projector, `${prefix}_replayed`, batches, true);
     for (const table of projector.tables) {
@@ -110,6 +109,19 @@ test('leads: stages and sales across batches, organic leads, a sale in another c
     ],
     [stage('l5', 'new', 'qualified'), stage('l6', 'new', 'contacted')],
   ]);
+});
+
+test('leads: new leads are copied in (COPY text format), known ones upserted; ids with tabs, backslashes and newlines', async ({ db }) => {
+  const odd = 'l\t7\\x\ny';
+  await compare(db, reportingLeadsProjector, [
+    [
+      event('OrganizationCreated', { name: 'Org', timezone: 'Europe/Warsaw', currency: 'PLN' }),
+      lead(odd, A1, '2024-03-01T10:00:00Z'), lead('l8', { ...A2, ad: 'a\\2' }, '2024-03-02T10:00:00Z'),
+      stage(odd, 'new', 'qualified'),
+    ],
+    // Known leads of the first batch change; a new one comes beside them.
+    [stage('l8', 'new', 'rejected'), stage(odd, 'qualified', 'sold', { value: 12.345, currency: null }), lead('l9', null, '2024-03-03T10:00:00Z')],
+  ], 'copied_leads');
 });
 
 test('lead replay: every lead it wrote is loaded again, few it did not', () => {
