@@ -10,12 +10,10 @@
 // page statement as its generic plan runs it (EXPLAIN ANALYZE, BUFFERS).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import inspector from 'node:inspector/promises';
-import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { closeApp, createApp } from '../src/http/app.ts';
+import { serveApi } from './_serve.ts';
 import type { Pool } from '../src/db/pool.ts';
 import type { BenchContext } from './run.ts';
 import { childrenOf, minus, pgTicks, postmasterOf, threadTicks, type Ticks } from './_cpu.ts';
@@ -27,10 +25,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const dataDir = path.resolve(process.env.BENCH_DATA_DIR ?? path.join(import.meta.dirname, '..', '.bench-data'));
   const postmaster = postmasterOf(dataDir);
   const { booted, key, lists } = await setupContactsBench(ctx, 'contacts_cpu');
-  const app = createApp(booted.services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
-  const server = http.createServer(app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await serveApi(booted.services);
+  const base = server.url;
   const headers = { authorization: `Bearer ${key}` };
   const seconds = Number(process.env.CPU_SECONDS ?? 5);
   const rounds = Number(process.env.CPU_ROUNDS ?? 2);
@@ -81,9 +77,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       }
     }
   } finally {
-    server.closeAllConnections();
-    server.close();
-    await closeApp(app);
+    await server.close();
     await booted.shutdown();
   }
 }

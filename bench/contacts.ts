@@ -3,25 +3,16 @@
 // /contacts/{id}/stage, each under 32 connections beside GET /v1/me measured in the same run.
 // GET loads run autocannon in a worker thread; the stage load rotates contacts per request, which needs
 // a function, so it and its /me baseline run in-process.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { closeApp, createApp } from '../src/http/app.ts';
 import type { Pool } from '../src/db/pool.ts';
 import type { BenchContext, Figure } from './run.ts';
 import { setupContactsBench } from './_contacts-setup.ts';
+import { serveApi } from './_serve.ts';
 
 const CONNECTIONS = 32;
 const STAGES = ['contacted', 'qualified'];
 
 interface Measured { rps: number; p99: number; non2xx: number }
-
-async function listen(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
-}
 
 async function getLoad(url: string, headers: Record<string, string>, seconds: number): Promise<Measured> {
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, workers: 1 });
@@ -69,8 +60,7 @@ function listFigures(name: string, list: Measured, me: Measured): Figure[] {
 export async function run(ctx: BenchContext): Promise<void> {
   const { booted, key, movable: ids, contacts, leads, lists } = await setupContactsBench(ctx, 'contacts');
   const { services } = booted;
-  const app = createApp(services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
-  const server = await listen(app);
+  const server = await serveApi(services);
   const headers = { authorization: `Bearer ${key}` };
   const seconds = Math.max(3, Math.round(8 * ctx.scale));
   try {
@@ -99,7 +89,6 @@ export async function run(ctx: BenchContext): Promise<void> {
     ctx.table(`Contacts and leads: ${contacts} contacts, ${leads} leads, ${CONNECTIONS} connections (same run)`, figures);
   } finally {
     await server.close();
-    await closeApp(app);
     await booted.shutdown();
   }
 }

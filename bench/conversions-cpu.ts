@@ -6,14 +6,12 @@
 // preload the extension); PROF=file.cpuprofile writes a profile of the main thread in the last POST phase.
 import fs from 'node:fs';
 import path from 'node:path';
-import http from 'node:http';
 import inspector from 'node:inspector/promises';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import autocannon from 'autocannon';
 import { boot } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
-import { closeApp, createApp } from '../src/http/app.ts';
+import { serveApi } from './_serve.ts';
 import { createLogger } from '../src/logger.ts';
 import type { BenchContext } from './run.ts';
 import { postEventBody, setup } from './_conversions-setup.ts';
@@ -29,10 +27,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   const booted = await boot(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', PLATFORM_SENDING: 'off' }), { log: createLogger('info', {}, sink) });
   await booted.startWorkers();
   const s = await setup(booted, 1);
-  const app = createApp(booted.services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
-  const server = http.createServer(app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const server = await serveApi(booted.services);
+  const base = `${server.url}/v1`;
   const authorization = `Bearer ${s.key}`;
   const body = postEventBody(s.sourceId);
   const seconds = Number(process.env.CPU_SECONDS ?? 5);
@@ -70,8 +66,6 @@ export async function run(ctx: BenchContext): Promise<void> {
     await phase('me');
   }
   if (prof && profiles[profiles.length - 1]) fs.writeFileSync(prof, JSON.stringify(profiles[profiles.length - 1]));
-  server.closeAllConnections();
-  server.close();
-  await closeApp(app);
+  await server.close();
   await booted.shutdown();
 }

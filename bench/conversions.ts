@@ -4,8 +4,6 @@
 // the sandbox (no queue, no store): the ceiling the worker is measured against.
 // The service runs with its own default pool size, as `npm start` does. CONVERSIONS_PART=http or =drain runs
 // one part alone (for iterating).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -13,11 +11,11 @@ import autocannon from 'autocannon';
 import { acceptConversion } from '../commands/conversion/handlers.ts';
 import { boot, type Booted } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
-import { closeApp, createApp } from '../src/http/app.ts';
 import { createLogger } from '../src/logger.ts';
 import { sendConversionBatch } from '../src/platform/conversions.ts';
 import { DeliveryWorker, deliveryWorkerOptions } from '../src/processes/deliveries/worker.ts';
 import { anyQueued, queueDepth } from '../src/processes/deliveries/queue-sql.ts';
+import { serveApi } from './_serve.ts';
 import type { BenchContext } from './run.ts';
 import { postEventBody, setup, type Setup } from './_conversions-setup.ts';
 
@@ -31,10 +29,8 @@ async function load(url: string, options: Partial<autocannon.Options>): Promise<
 }
 
 async function httpFigures(ctx: BenchContext, booted: Booted, s: Setup): Promise<void> {
-  const app = createApp(booted.services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const server = await serveApi(booted.services);
+  const base = `${server.url}/v1`;
   const authorization = `Bearer ${s.key}`;
   const body = postEventBody(s.sourceId);
   const post = () => load(`${base}/events`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body, idReplacement: true });
@@ -54,9 +50,7 @@ async function httpFigures(ctx: BenchContext, booted: Booted, s: Setup): Promise
       { name: 'POST /events p99 latency', value: posts[1].p99, unit: 'ms', target: `GET /me: ${mes[0].p99} ms` },
     ]);
   } finally {
-    server.closeAllConnections();
-    server.close();
-    await closeApp(app);
+    await server.close();
   }
 }
 

@@ -2,8 +2,6 @@
 // key, PostgreSQL rate limit, body parser, idempotency check, route) against a bare Express route answering
 // the same JSON in the same process, both under 64 connections (autocannon, in a worker thread so that
 // the load generator does not share the servers' event loop).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import autocannon from 'autocannon';
 import express from 'express';
@@ -12,28 +10,20 @@ import { createOrganization } from '../commands/organization/handlers.ts';
 import { ALL_SCOPES } from '../commands/shared/scopes.ts';
 import { boot, type Booted } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
-import { closeApp, createApp } from '../src/http/app.ts';
 import { createLogger } from '../src/logger.ts';
 import type { BenchContext } from './run.ts';
+import { listen, serveApi, type Served } from './_serve.ts';
 
 const CONNECTIONS = 64;
 const ROUND_SECONDS = 4;
 
 interface Measured { rps: number; p50: number; p99: number; non2xx: number }
-interface Server { url: string; close(): Promise<void> }
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
 /** Mean throughput over the rounds; the median round's latencies. */
 function summary(rounds: Measured[]): Omit<Measured, 'non2xx'> {
   return { rps: rounds.reduce((n, m) => n + m.rps, 0) / rounds.length, p50: median(rounds.map((m) => m.p50)), p99: median(rounds.map((m) => m.p99)) };
-}
-
-async function listen(handler: http.RequestListener): Promise<Server> {
-  const server = http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }
 
 async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Measured> {
@@ -53,7 +43,7 @@ async function benchKey(booted: Booted): Promise<string> {
 }
 
 /** Rounds that alternate which side goes first, so that a change in the machine's load falls on both. */
-async function compare(ctx: BenchContext, full: Server, bare: Server, headers: Record<string, string>): Promise<void> {
+async function compare(ctx: BenchContext, full: Served, bare: Served, headers: Record<string, string>): Promise<void> {
   const rounds = Math.max(2, Math.round(4 * ctx.scale));
   ctx.note(`warming up, then ${rounds} rounds of ${ROUND_SECONDS} s per side with ${CONNECTIONS} connections`);
   await load(`${bare.url}/v1/me`, headers, 2);
@@ -87,9 +77,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     await booted.startWorkers();
     const headers = { authorization: `Bearer ${await benchKey(booted)}` };
     // The rate limit still counts every request in PostgreSQL; raised so that no request is turned away.
-    const app = createApp(booted.services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
-    closing.unshift(() => closeApp(app));
-    const full = await listen(app);
+    const full = await serveApi(booted.services);
     closing.unshift(() => full.close());
     const sample = await fetch(`${full.url}/v1/me`, { headers });
     if (sample.status !== 200) throw new Error(`GET /v1/me answered ${sample.status}`);

@@ -3,12 +3,11 @@
 // both reports at each level over 30, 90 and 366 days through the full HTTP stack, beside GET /v1/me in
 // the same run. Requests are sequential on one keep-alive connection, so latency is the report's own.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../commands/apikey/handlers.ts';
 import { createOrganization } from '../commands/organization/handlers.ts';
 import { boot } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
-import { closeApp, createApp } from '../src/http/app.ts';
+import type { Services } from '../src/services.ts';
 import { createLogger } from '../src/logger.ts';
 import { START } from '../src/eventstore/port.ts';
 import type { EventStore } from '../src/eventstore/port.ts';
@@ -18,6 +17,7 @@ import { projectors } from '../src/projections/all.ts';
 import { addDays, localDays } from '../projections/reporting_shared/days.ts';
 import { REPORTING_PROJECTORS } from '../ops/reports-asof.ts';
 import { ADS, DAYS, generate } from './_reports-data.ts';
+import { serveApi } from './_serve.ts';
 import type { BenchContext, Figure } from './run.ts';
 
 const TIMEZONE = 'Europe/Warsaw';
@@ -94,11 +94,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   }
 }
 
-async function measureReports(ctx: BenchContext, services: Parameters<typeof createApp>[0], key: string, today: string): Promise<void> {
-  const app = createApp(services, { ready: true }, { rateLimitPerMinute: 1_000_000_000 });
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+async function measureReports(ctx: BenchContext, services: Services, key: string, today: string): Promise<void> {
+  const server = await serveApi(services);
+  const url = server.url;
   const requests = Math.max(30, Math.round(100 * ctx.scale));
   try {
     const me = await latencies(url, key, '/me', requests);
@@ -116,8 +114,6 @@ async function measureReports(ctx: BenchContext, services: Parameters<typeof cre
     }
     ctx.table(`Report latency, ${requests} sequential requests each (GET /v1/me in the same run: p50 ${me.p50.toFixed(1)} ms, p99 ${me.p99.toFixed(1)} ms)`, figures);
   } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await closeApp(app);
+    await server.close();
   }
 }
