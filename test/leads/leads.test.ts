@@ -93,6 +93,18 @@ test('a merged person: the lead moves to the survivor, and a new lead of the mer
   assert.is(moved.body.leads_without_send, 3);
 });
 
+test('a person without a phone who takes a listed phone from a lead is blocked for SMS, as a new person with it would be', async ({ server, org }) => {
+  const listed = await server.request('POST', '/contacts', { key: org.key, body: { phone: '+48600900901' } });
+  await server.request('POST', `/contacts/${listed.body.id}/sms-optout`, { key: org.key, body: { sms_optout: true } });
+  await server.request('PATCH', `/contacts/${listed.body.id}`, { key: org.key, body: { phone: '', email: 'listed-before@example.com' } });
+  const person = await server.request('POST', '/contacts', { key: org.key, body: { email: 'takes-phone@example.com' } });
+  assert.is(person.body.sms_optout, false);
+  const received = await importLead(server, org, { id: 'L-SMS-1', email: 'takes-phone@example.com', phone: '600900901' });
+  assert.is(received.contactId, person.body.id);
+  const after = await server.request('GET', `/contacts/${person.body.id}`, { key: org.key });
+  assert.equal([after.body.phone, after.body.sms_optout], ['+48600900901', true]);
+});
+
 test('lead filters: form, campaign, adset, ad, contact, stage, from/to by day in the organisation zone or by instant', async ({ server }) => {
   const org = await server.newOrganization({ timezone: 'Europe/Warsaw' });
   // 23:30 UTC on 31 March is 1 April in Warsaw (UTC+2).
