@@ -127,6 +127,9 @@ test('lead filters: form, campaign, adset, ad, contact, stage, from/to by day in
   assert.equal(await ids('from=2025-03-31&to=2025-03-31'), ['F-2']);
   assert.equal(await ids(`from=${encodeURIComponent('2025-03-31T23:30:00Z')}`), ['F-1']);
   assert.equal(await ids(`to=${encodeURIComponent('2025-03-31T23:29:59.999Z')}`), ['F-2']);
+  // An offset whose '+' was not percent-encoded arrives as a space; it is read as '+', as updated_since does.
+  assert.equal(await ids('from=2025-04-01T01:30:00+02:00'), ['F-1']);
+  assert.equal(await ids('to=2025-04-01T01:29:59+0200'), ['F-2']);
   const bad = await server.request('GET', '/leads?from=yesterday', { key: org.key });
   assert.is(bad.body.error.code, 'validation_error');
 });
