@@ -105,6 +105,21 @@ test('a person without a phone who takes a listed phone from a lead is blocked f
   assert.equal([after.body.phone, after.body.sms_optout], ['+48600900901', true]);
 });
 
+test('a person a lead made without a phone or an e-mail can be renamed and tagged by PATCH (nothing to remain)', async ({ server, org }) => {
+  const received = await importLead(server, org, { id: 'L-NOKEYS-1', name: 'Only A Name' });
+  const before = await server.request('GET', `/contacts/${received.contactId}`, { key: org.key });
+  assert.equal([before.body.phone, before.body.email], ['', '']);
+  const renamed = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { name: 'Renamed', tags: ['walk-in'] } });
+  assert.is(renamed.status, 200, JSON.stringify(renamed.body));
+  assert.equal([renamed.body.name, renamed.body.tags], ['Renamed', ['walk-in']]);
+  const emailed = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { email: 'no-keys@example.com' } });
+  assert.is(emailed.body.email, 'no-keys@example.com');
+  // Once it has one, the last of them must remain.
+  const removed = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { email: '' } });
+  assert.is(removed.status, 400);
+  assert.is(removed.body.error.code, 'validation_error');
+});
+
 test('lead filters: form, campaign, adset, ad, contact, stage, from/to by day in the organisation zone or by instant', async ({ server }) => {
   const org = await server.newOrganization({ timezone: 'Europe/Warsaw' });
   // 23:30 UTC on 31 March is 1 April in Warsaw (UTC+2).
