@@ -75,7 +75,9 @@ export function decideUpdateContact(state: ContactState, cmd: UpdateContact): De
       history.push(`tags set to [${tags.join(', ')}]`);
     }
   }
-  requireReachable({ phone: changes.phone ?? state.phone, email: changes.email ?? state.email });
+  // "Must remain": a PATCH may not take away the last of them; a card a lead made without either (its form
+  // asked for neither) can still be renamed or tagged.
+  if (state.phone !== '' || state.email !== '') requireReachable({ phone: changes.phone ?? state.phone, email: changes.email ?? state.email });
   if (history.length === 0) return { events: [], result: null };
   return {
     events: [{ type: 'ContactUpdated', data: { contactId: cmd.contactId, organizationId: cmd.organizationId, changes, history, updatedAt: cmd.now } }],

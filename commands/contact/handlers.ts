@@ -10,7 +10,7 @@ import { decideAddNote, decideChangeTags, decideCreateContact, decideSmsOptout, 
 import { liveContact } from './fields.ts';
 import { reservationStream, type ReservationKind } from './reservation.ts';
 import { smsListAggregate, smsListStream } from './smsList.ts';
-import { emailKey, loadContact, organizationSettings, phoneIsListed, phoneKey, reservationHolder, reserveKeys, retrying, survivorOf, takeOwnerTurn } from './writes.ts';
+import { emailKey, loadContact, organizationSettings, phoneIsListed, phoneKey, reservationHolder, reserveKeys, retrying, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from './writes.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -102,7 +102,10 @@ export async function updateContact(services: Services, input: UpdateContactInpu
     const { events } = decideUpdateContact(state, { contactId, organizationId, name: input.name, phone, email, tags: input.tags, now });
     if (events.length === 0) return null;
     const changes = events[0].type === 'ContactUpdated' ? events[0].data.changes : {};
-    const requests: AppendRequest[] = [{ stream: contactStream(contactId), events, expectedRevision: revision }];
+    const sms = changes.phoneHash !== undefined && changes.phoneHash !== state.phoneHash
+      ? await smsBlockOfNewPhone(services.store, organizationId, events.reduce(contactAggregate.evolve, state), now)
+      : { events: [], requests: [] };
+    const requests: AppendRequest[] = [{ stream: contactStream(contactId), events: [...events, ...sms.events], expectedRevision: revision }, ...sms.requests];
     for (const kind of ['phone', 'email'] as const) {
       const newHash = kind === 'phone' ? changes.phoneHash : changes.emailHash;
       const oldHash = kind === 'phone' ? state.phoneHash : state.emailHash;

@@ -7,7 +7,7 @@ import { loadAggregate } from '../../src/eventstore/handle.ts';
 import { hashEmail, hashPhone, normalizeEmail, toE164 } from '../../src/platform/normalize.ts';
 import { organizationStream, type OrganizationEvent } from '../organization/organization.ts';
 import { ownersAggregate, ownersStream, nextOwner } from '../owners/owners.ts';
-import { contactAggregate, contactStream, type ContactState } from './contact.ts';
+import { contactAggregate, contactStream, type ContactEvent, type ContactState } from './contact.ts';
 import { reservationAggregate, reservationStream, type ReservationKind } from './reservation.ts';
 import { smsListAggregate, smsListStream } from './smsList.ts';
 
@@ -100,6 +100,24 @@ export async function takeOwnerTurn(store: EventStore, organizationId: string, c
 export async function phoneIsListed(store: EventStore, organizationId: string, phoneHash: string | null): Promise<boolean> {
   if (phoneHash === null) return false;
   return (await loadAggregate(store, smsListStream(organizationId, phoneHash), smsListAggregate)).state.listed;
+}
+
+/**
+ * The SMS block follows a phone a card takes (PATCH, or a lead filling a missing phone), as it does for a
+ * card created with it: a listed phone blocks the card, and a blocked card's new phone joins the list, so
+ * the card and the do-not-send list stay in step. `after` is the card with the new phone.
+ */
+export async function smsBlockOfNewPhone(store: EventStore, organizationId: string, after: ContactState, now: string): Promise<{ events: ContactEvent[]; requests: AppendRequest[] }> {
+  const none = { events: [], requests: [] };
+  if (after.phoneHash === null) return none;
+  const list = await loadAggregate(store, smsListStream(organizationId, after.phoneHash), smsListAggregate);
+  if (list.state.listed === after.smsOptout) return none;
+  if (list.state.listed) {
+    const data = { contactId: after.contactId, organizationId, smsOptout: true, phoneHash: after.phoneHash, changedAt: now };
+    return { events: [{ type: 'ContactSmsOptoutChanged', data }], requests: [] };
+  }
+  const data = { organizationId, phoneHash: after.phoneHash, smsOptout: true, changedAt: now };
+  return { events: [], requests: [{ stream: smsListStream(organizationId, after.phoneHash), events: [{ type: 'PhoneSmsOptoutSet', data }], expectedRevision: list.revision }] };
 }
 
 export const loadContact = (store: EventStore, contactId: string) => loadAggregate(store, contactStream(contactId), contactAggregate);

@@ -6,7 +6,7 @@ import type { PlatformLead } from '../../src/platform/leads.ts';
 import { contactAggregate, contactStream, initialContactState, type ContactEvent, type ContactState } from '../contact/contact.ts';
 import { decideCreateContact, decideUpdateContact } from '../contact/decide.ts';
 import { decideLinkLead } from '../contact/decideStage.ts';
-import { emailKey, phoneIsListed, phoneKey, reserveKeys, survivorOf, takeOwnerTurn } from '../contact/writes.ts';
+import { emailKey, phoneIsListed, phoneKey, reserveKeys, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from '../contact/writes.ts';
 
 export interface LeadFacts {
   organizationId: string;
@@ -59,7 +59,9 @@ async function fillMissing(store: EventStore, f: LeadFacts, contactId: string, s
   }
   if (!take.phone && !take.email) return { events: [] as ContactEvent[], requests };
   const { events } = decideUpdateContact(state, { contactId, organizationId: f.organizationId, ...take, now: f.now });
-  return { events, requests };
+  if (!take.phone) return { events, requests };
+  const sms = await smsBlockOfNewPhone(store, f.organizationId, events.reduce(contactAggregate.evolve, state), f.now);
+  return { events: [...events, ...sms.events], requests: [...requests, ...sms.requests] };
 }
 
 export async function planPerson(store: EventStore, f: LeadFacts): Promise<PersonPlan> {

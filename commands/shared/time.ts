@@ -17,3 +17,12 @@ export function isWithinTimeSpan(iso: string): boolean {
   const at = Date.parse(utc);
   return Number.isNaN(at) || (at >= EARLIEST && at <= LATEST);
 }
+
+/**
+ * A time from a query string whose '+' offset arrived unencoded, read as a space ("10:00:00 01:00"), or
+ * an offset without its colon: the offset as ISO 8601 writes it ("+01:00"). Anything else is left as it is.
+ */
+export function offsetFromQuery(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return value.trim().replace(/[ +](\d{2}):?(\d{2})$/, '+$1:$2');
+}

@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../commands/shared/errors.ts';
-import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
+import { isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 
 /** `?cursor=` or `?limit=` with nothing after it is the parameter left out (a client that always sends it). */
 const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
@@ -27,7 +27,7 @@ export const listParams = {
  */
 export function lenientTime(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  const text = value.trim().replace(/[ +](\d{2}):?(\d{2})$/, '+$1:$2');
+  const text = offsetFromQuery(value) as string;
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00Z`;
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) return `${text}Z`;
   return text;

@@ -19,7 +19,7 @@ const phone = () => `+4851${String(1_000_000 + ++seq).slice(-7)}`;
 async function contact(server: TestServer, org: TestOrg, body: Record<string, unknown> = {}) {
   const res = await server.request('POST', '/contacts', { key: org.key, body: { phone: phone(), ...body } });
   assert.is(res.status, 201, JSON.stringify(res.body));
-  return res.body as { id: string; phone: string; updated_at: string; owner_id: string | null };
+  return res.body as { id: string; phone: string; updated_at: string; owner_id: string | null; sms_optout: boolean };
 }
 
 test('a stage change without leads moves the contact; asking for the current stage is 409 stage_conflict', async ({ server, org }) => {
@@ -99,6 +99,28 @@ test('SMS block: every contact with the phone follows, and the do-not-send list 
   assert.is(gone.rowCount, 0);
   const missing = await server.request('POST', `/contacts/${b.body.id}/sms-optout`, { key: org.key, body: {} });
   assert.is(missing.body.error.code, 'validation_error');
+});
+
+test('SMS block follows a phone taken by PATCH: a listed phone blocks the card, a blocked card lists its new phone', async ({ server, org }) => {
+  const listedPhone = phone();
+  const a = await contact(server, org, { phone: listedPhone });
+  await server.request('POST', `/contacts/${a.id}/sms-optout`, { key: org.key, body: { sms_optout: true } });
+  await server.request('PATCH', `/contacts/${a.id}`, { key: org.key, body: { phone: '', email: `sms-a${seq}@example.com` } });
+  // A card created with the listed phone starts blocked; one that takes it by PATCH is blocked as well.
+  const b = await contact(server, org, { phone: undefined, email: `sms-b${seq}@example.com` });
+  const took = await server.request('PATCH', `/contacts/${b.id}`, { key: org.key, body: { phone: listedPhone } });
+  assert.is(took.status, 200, JSON.stringify(took.body));
+  assert.is(took.body.sms_optout, true);
+  assert.is((await server.request('GET', `/contacts/${b.id}`, { key: org.key })).body.sms_optout, true);
+  // A blocked card that changes its phone keeps its block, and the list holds the new phone too.
+  const newPhone = phone();
+  const moved = await server.request('PATCH', `/contacts/${b.id}`, { key: org.key, body: { phone: newPhone } });
+  assert.is(moved.body.sms_optout, true);
+  const c = await contact(server, org, { phone: listedPhone });
+  assert.is(c.sms_optout, true, 'the old phone stays listed');
+  await server.request('PATCH', `/contacts/${b.id}`, { key: org.key, body: { phone: '' } });
+  const d = await contact(server, org, { phone: newPhone });
+  assert.is(d.sms_optout, true, 'the new phone was listed');
 });
 
 test('merge (ops contacts merge ID --into ID): the merged card leaves lists and answers 409 contact_merged everywhere', async ({ server, org, other }) => {

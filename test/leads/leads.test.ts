@@ -93,6 +93,33 @@ test('a merged person: the lead moves to the survivor, and a new lead of the mer
   assert.is(moved.body.leads_without_send, 3);
 });
 
+test('a person without a phone who takes a listed phone from a lead is blocked for SMS, as a new person with it would be', async ({ server, org }) => {
+  const listed = await server.request('POST', '/contacts', { key: org.key, body: { phone: '+48600900901' } });
+  await server.request('POST', `/contacts/${listed.body.id}/sms-optout`, { key: org.key, body: { sms_optout: true } });
+  await server.request('PATCH', `/contacts/${listed.body.id}`, { key: org.key, body: { phone: '', email: 'listed-before@example.com' } });
+  const person = await server.request('POST', '/contacts', { key: org.key, body: { email: 'takes-phone@example.com' } });
+  assert.is(person.body.sms_optout, false);
+  const received = await importLead(server, org, { id: 'L-SMS-1', email: 'takes-phone@example.com', phone: '600900901' });
+  assert.is(received.contactId, person.body.id);
+  const after = await server.request('GET', `/contacts/${person.body.id}`, { key: org.key });
+  assert.equal([after.body.phone, after.body.sms_optout], ['+48600900901', true]);
+});
+
+test('a person a lead made without a phone or an e-mail can be renamed and tagged by PATCH (nothing to remain)', async ({ server, org }) => {
+  const received = await importLead(server, org, { id: 'L-NOKEYS-1', name: 'Only A Name' });
+  const before = await server.request('GET', `/contacts/${received.contactId}`, { key: org.key });
+  assert.equal([before.body.phone, before.body.email], ['', '']);
+  const renamed = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { name: 'Renamed', tags: ['walk-in'] } });
+  assert.is(renamed.status, 200, JSON.stringify(renamed.body));
+  assert.equal([renamed.body.name, renamed.body.tags], ['Renamed', ['walk-in']]);
+  const emailed = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { email: 'no-keys@example.com' } });
+  assert.is(emailed.body.email, 'no-keys@example.com');
+  // Once it has one, the last of them must remain.
+  const removed = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { email: '' } });
+  assert.is(removed.status, 400);
+  assert.is(removed.body.error.code, 'validation_error');
+});
+
 test('lead filters: form, campaign, adset, ad, contact, stage, from/to by day in the organisation zone or by instant', async ({ server }) => {
   const org = await server.newOrganization({ timezone: 'Europe/Warsaw' });
   // 23:30 UTC on 31 March is 1 April in Warsaw (UTC+2).
@@ -115,6 +142,9 @@ test('lead filters: form, campaign, adset, ad, contact, stage, from/to by day in
   assert.equal(await ids('from=2025-03-31&to=2025-03-31'), ['F-2']);
   assert.equal(await ids(`from=${encodeURIComponent('2025-03-31T23:30:00Z')}`), ['F-1']);
   assert.equal(await ids(`to=${encodeURIComponent('2025-03-31T23:29:59.999Z')}`), ['F-2']);
+  // An offset whose '+' was not percent-encoded arrives as a space; it is read as '+', as updated_since does.
+  assert.equal(await ids('from=2025-04-01T01:30:00+02:00'), ['F-1']);
+  assert.equal(await ids('to=2025-04-01T01:29:59+0200'), ['F-2']);
   const bad = await server.request('GET', '/leads?from=yesterday', { key: org.key });
   assert.is(bad.body.error.code, 'validation_error');
 });
