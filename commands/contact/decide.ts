@@ -19,14 +19,11 @@ export interface CreateContact {
   firstAd: AdSource | null;
   ownerId: string | null;
   smsOptout: boolean;
-  /** POST /contacts needs a phone or an e-mail; a lead makes its person whatever it carries. */
-  requireReachable: boolean;
   now: string;
 }
 
 export function decideCreateContact(state: ContactState, cmd: CreateContact): Decision {
   if (state.exists) throw new ApiError('conflict', { contact_id: cmd.contactId });
-  if (cmd.requireReachable) requireReachable(cmd);
   const tags = cleanTags(cmd.tags);
   checkTagCount(tags);
   const data: ContactCreated = {

@@ -68,7 +68,7 @@ export async function createContact(services: Services, input: CreateContactInpu
     const { events } = decideCreateContact(initialContactState(), {
       contactId, organizationId: input.organizationId, name: input.name ?? '', phone: phone.value, email: email.value,
       phoneHash: phone.hash, emailHash: email.hash, tags: input.tags ?? [], firstSource: 'api', firstAd: null, ownerId: owner.ownerId,
-      smsOptout: await phoneIsListed(store, input.organizationId, phone.hash), requireReachable: true, now,
+      smsOptout: await phoneIsListed(store, input.organizationId, phone.hash), now,
     });
     const appended = await store.appendMany([{ stream: contactStream(contactId), events, expectedRevision: 'no_stream' }, ...reserved.requests, ...owner.requests], metadata);
     return appended.position;

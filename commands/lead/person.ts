@@ -81,7 +81,7 @@ export async function planPerson(store: EventStore, f: LeadFacts): Promise<Perso
   const created = decideCreateContact(initialContactState(), {
     contactId: newId, organizationId: f.organizationId, name: f.lead.fullName ?? '', phone: phone.value, email: email.value,
     phoneHash: phone.hash, emailHash: email.hash, tags: [], firstSource: f.formName, firstAd: f.lead.ad, ownerId: owner.ownerId,
-    smsOptout: await phoneIsListed(store, f.organizationId, phone.hash), requireReachable: false, now: f.now,
+    smsOptout: await phoneIsListed(store, f.organizationId, phone.hash), now: f.now,
   });
   const state = created.events.reduce(contactAggregate.evolve, initialContactState());
   const linked = link(f, newId, state);
