@@ -17,9 +17,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export function unstorableText(value: unknown, path: string[] = []): { path: string; problem: string } | null {
   if (typeof value === 'string') {
-    const at = path.join('.').replaceAll('\u0000', '\\u0000');
-    if (NUL.test(value)) return { path: at, problem: 'must not contain the NUL character' };
-    if (LONE_SURROGATE.test(value)) return { path: at, problem: 'must be well-formed Unicode text' };
+    const at = () => path.join('.').replaceAll('\u0000', '\\u0000');
+    if (NUL.test(value)) return { path: at(), problem: 'must not contain the NUL character' };
+    if (LONE_SURROGATE.test(value)) return { path: at(), problem: 'must be well-formed Unicode text' };
     return null;
   }
   if (value && typeof value === 'object') {
