@@ -16,19 +16,19 @@ const columns = <T>(rows: T[][], count: number) => Array.from({ length: count },
  */
 export async function insertConversions(tx: Queryable, list: ConversionAcceptedData[]): Promise<void> {
   if (list.length === 0) return;
-  // Rows as one JSON parameter each: cheaper to write than an array literal per column.
-  const events = list.map((c) => ({ id: c.eventId, org: c.organizationId, src: c.sourceId, ext: c.externalId, st: c.status, pe: c.platformEventId, et: c.eventTime, val: c.value, cur: c.currency ?? '', ca: c.createdAt }));
-  const deliveries = list.flatMap((c) => c.deliveries.map((d) => ({ id: d.deliveryId, org: c.organizationId, ev: c.eventId, tg: d.targetId, ds: d.datasetId, en: d.eventName, pe: c.platformEventId, md: d.mode, ca: c.createdAt })));
+  // Rows as one JSON parameter per table, a row per element: cheaper to write than an array literal per column.
+  const events = list.map((c) => [c.eventId, c.organizationId, c.sourceId, c.externalId, c.status, c.platformEventId, c.eventTime, c.value, c.currency ?? '', c.createdAt]);
+  const deliveries = list.flatMap((c) => c.deliveries.map((d) => [d.deliveryId, c.organizationId, c.eventId, d.targetId, d.datasetId, d.eventName, c.platformEventId, d.mode, c.createdAt]));
   await tx.query(
     `WITH events AS (
        INSERT INTO events_view (id, organization_id, source_id, external_id, status, platform_event_id, event_time, value, currency, created_at, updated_at)
-       SELECT id, org, src, ext, st, pe, et, val, cur, ca, ca
-       FROM json_to_recordset($1::json) AS r(id text, org text, src text, ext text, st text, pe text, et timestamptz, val float8, cur text, ca timestamptz)
+       SELECT e->>0, e->>1, e->>2, e->>3, e->>4, e->>5, (e->>6)::timestamptz, (e->>7)::float8, e->>8, (e->>9)::timestamptz, (e->>9)::timestamptz
+       FROM jsonb_array_elements($1::jsonb) AS e
        ON CONFLICT (id) DO NOTHING
      )
      INSERT INTO deliveries_view (id, organization_id, event_id, target_id, dataset_id, event_name, platform_event_id, mode, status, created_at, updated_at)
-     SELECT id, org, ev, tg, ds, en, pe, md, 'pending', ca, ca
-     FROM json_to_recordset($2::json) AS r(id text, org text, ev text, tg text, ds text, en text, pe text, md text, ca timestamptz)
+     SELECT d->>0, d->>1, d->>2, d->>3, d->>4, d->>5, d->>6, d->>7, 'pending', (d->>8)::timestamptz, (d->>8)::timestamptz
+     FROM jsonb_array_elements($2::jsonb) AS d
      ON CONFLICT (id) DO NOTHING`,
     [JSON.stringify(events), JSON.stringify(deliveries)],
   );

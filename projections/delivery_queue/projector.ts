@@ -22,18 +22,18 @@ export type QueuedPayload = ReturnType<typeof payloadOf>;
 
 /** Queue the deliveries of new conversions; also called by POST /events inside its append's transaction. */
 export async function queueDeliveries(tx: Queryable, conversions: ConversionAcceptedData[]): Promise<void> {
-  // One JSON parameter: the payloads go as they are, not escaped into an array literal.
-  const rows = conversions.flatMap((c) => c.deliveries.map((d) => ({
-    id: d.deliveryId, org: c.organizationId, ev: c.eventId, tg: d.targetId, ds: d.datasetId, en: d.eventName, pe: c.platformEventId,
-    tc: d.testEventCode, et: c.eventTime, pl: payloadOf(c), ca: c.createdAt,
-  })));
+  // One JSON parameter, a row per element (as the event store's group append): the payloads go as they
+  // are, not escaped into an array literal.
+  const rows = conversions.flatMap((c) => c.deliveries.map((d) => [
+    d.deliveryId, c.organizationId, c.eventId, d.targetId, d.datasetId, d.eventName, c.platformEventId, d.testEventCode,
+    c.eventTime, payloadOf(c), c.createdAt,
+  ]));
   if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO delivery_queue (id, organization_id, event_id, target_id, dataset_id, event_name, platform_event_id,
        test_event_code, event_time, payload, due_at, created_at)
-     SELECT id, org, ev, tg, ds, en, pe, tc, et, pl, ca, ca
-     FROM json_to_recordset($1::json) AS r(id text, org text, ev text, tg text, ds text, en text, pe text, tc text,
-                                          et timestamptz, pl jsonb, ca timestamptz)
+     SELECT e->>0, e->>1, e->>2, e->>3, e->>4, e->>5, e->>6, e->>7, (e->>8)::timestamptz, e->9, (e->>10)::timestamptz, (e->>10)::timestamptz
+     FROM jsonb_array_elements($1::jsonb) AS e
      ON CONFLICT (id) DO NOTHING`,
     [JSON.stringify(rows)],
   );
