@@ -16,22 +16,21 @@ const columns = <T>(rows: T[][], count: number) => Array.from({ length: count },
  */
 export async function insertConversions(tx: Queryable, list: ConversionAcceptedData[]): Promise<void> {
   if (list.length === 0) return;
+  // Rows as one JSON parameter per table, a row per element: cheaper to write than an array literal per column.
   const events = list.map((c) => [c.eventId, c.organizationId, c.sourceId, c.externalId, c.status, c.platformEventId, c.eventTime, c.value, c.currency ?? '', c.createdAt]);
   const deliveries = list.flatMap((c) => c.deliveries.map((d) => [d.deliveryId, c.organizationId, c.eventId, d.targetId, d.datasetId, d.eventName, c.platformEventId, d.mode, c.createdAt]));
   await tx.query(
     `WITH events AS (
        INSERT INTO events_view (id, organization_id, source_id, external_id, status, platform_event_id, event_time, value, currency, created_at, updated_at)
-       SELECT id, org, src, ext, st, pe, et, val, cur, ca, ca
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::float8[], $9::text[], $10::timestamptz[])
-         AS r(id, org, src, ext, st, pe, et, val, cur, ca)
+       SELECT e->>0, e->>1, e->>2, e->>3, e->>4, e->>5, (e->>6)::timestamptz, (e->>7)::float8, e->>8, (e->>9)::timestamptz, (e->>9)::timestamptz
+       FROM jsonb_array_elements($1::jsonb) AS e
        ON CONFLICT (id) DO NOTHING
      )
      INSERT INTO deliveries_view (id, organization_id, event_id, target_id, dataset_id, event_name, platform_event_id, mode, status, created_at, updated_at)
-     SELECT id, org, ev, tg, ds, en, pe, md, 'pending', ca, ca
-     FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::timestamptz[])
-       AS r(id, org, ev, tg, ds, en, pe, md, ca)
+     SELECT d->>0, d->>1, d->>2, d->>3, d->>4, d->>5, d->>6, d->>7, 'pending', (d->>8)::timestamptz, (d->>8)::timestamptz
+     FROM jsonb_array_elements($2::jsonb) AS d
      ON CONFLICT (id) DO NOTHING`,
-    [...columns(events, 10), ...columns(deliveries, 9)],
+    [JSON.stringify(events), JSON.stringify(deliveries)],
   );
 }
 

@@ -22,20 +22,20 @@ export type QueuedPayload = ReturnType<typeof payloadOf>;
 
 /** Queue the deliveries of new conversions; also called by POST /events inside its append's transaction. */
 export async function queueDeliveries(tx: Queryable, conversions: ConversionAcceptedData[]): Promise<void> {
+  // One JSON parameter, a row per element (as the event store's group append): the payloads go as they
+  // are, not escaped into an array literal.
   const rows = conversions.flatMap((c) => c.deliveries.map((d) => [
     d.deliveryId, c.organizationId, c.eventId, d.targetId, d.datasetId, d.eventName, c.platformEventId, d.testEventCode,
-    c.eventTime, JSON.stringify(payloadOf(c)), c.createdAt,
+    c.eventTime, payloadOf(c), c.createdAt,
   ]));
   if (rows.length === 0) return;
-  const column = (i: number) => rows.map((r) => r[i]);
   await tx.query(
     `INSERT INTO delivery_queue (id, organization_id, event_id, target_id, dataset_id, event_name, platform_event_id,
        test_event_code, event_time, payload, due_at, created_at)
-     SELECT id, org, ev, tg, ds, en, pe, tc, et, pl, ca, ca
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                 $9::timestamptz[], $10::jsonb[], $11::timestamptz[]) AS r(id, org, ev, tg, ds, en, pe, tc, et, pl, ca)
+     SELECT e->>0, e->>1, e->>2, e->>3, e->>4, e->>5, e->>6, e->>7, (e->>8)::timestamptz, e->9, (e->>10)::timestamptz, (e->>10)::timestamptz
+     FROM jsonb_array_elements($1::jsonb) AS e
      ON CONFLICT (id) DO NOTHING`,
-    Array.from({ length: 11 }, (_, i) => column(i)),
+    [JSON.stringify(rows)],
   );
 }
 

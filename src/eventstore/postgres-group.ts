@@ -39,18 +39,17 @@ async function claimStreams(tx: Queryable, requests: AppendRequest[]): Promise<S
 }
 
 async function insertEvents(tx: Queryable, appends: NewStreamsAppend[]): Promise<Map<string, AppendResult>> {
-  const rows = appends.flatMap(({ requests, metadata }) => {
-    const meta = JSON.stringify(metadata);
-    return requests.flatMap((r) => r.events.map((e, revision) => [e.id ?? newEventId(), r.stream, revision, e.type, JSON.stringify(e.data ?? null), meta] as const));
-  });
-  const column = (k: number) => rows.map((row) => row[k]);
+  // One JSON parameter (a row per element, columns by position), not an array per column: pg escaped every
+  // payload into an array literal, a third of what a POST /events allocated. Positions, not objects:
+  // json_to_recordset hashes each object's keys and cost PostgreSQL more than the literals did.
+  const rows = appends.flatMap(({ requests, metadata }) =>
+    requests.flatMap((r) => r.events.map((e, revision) => [e.id ?? newEventId(), r.stream, revision, e.type, e.data ?? null, metadata])));
   const { rows: written } = await tx.query<{ tx: string; global_position: string; stream_id: string; stream_revision: string }>({
     name: 'es_group_events',
     text: `INSERT INTO es_events (event_id, stream_id, stream_revision, event_type, data, metadata)
-      SELECT id, s, rev, t, d, m FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::jsonb[])
-        WITH ORDINALITY AS e(id, s, rev, t, d, m, ord) ORDER BY ord
+      SELECT e->>0, e->>1, (e->>2)::bigint, e->>3, e->4, e->5 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(e, ord) ORDER BY ord
       RETURNING transaction_id::text AS tx, global_position, stream_id, stream_revision`,
-    values: [column(0), column(1), column(2), column(3), column(4), column(5)],
+    values: [JSON.stringify(rows)],
   });
   const last = new Map<string, AppendResult>();
   for (const row of written) {
