@@ -4,6 +4,9 @@ import { z } from 'zod';
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
 
+/** A time of a resource: ISO 8601 in UTC, documented as date-time like every other resource's. */
+const time = z.iso.datetime();
+
 const opt = (max: number, what: string) => z.string().max(max).optional().describe(what);
 
 export const PostEventBody = z.object({
@@ -48,10 +51,10 @@ export const Delivery = z.object({
   status: z.enum(['pending', 'sending', 'retry', 'accepted', 'failed', 'cancelled']),
   attempts: z.number().int(),
   last_error: z.string(),
-  accepted_at: z.string().nullable(),
-  next_attempt_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  accepted_at: time.nullable(),
+  next_attempt_at: time.nullable(),
+  created_at: time,
+  updated_at: time,
 }).meta({ id: 'Delivery' });
 
 export const Event = z.object({
@@ -60,12 +63,12 @@ export const Event = z.object({
   external_id: z.string(),
   status: z.string(),
   platform_event_id: z.string(),
-  event_time: z.string().nullable(),
+  event_time: time.nullable(),
   value: z.number().nullable(),
   currency: z.string(),
   deliveries: z.array(Delivery),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: time,
+  updated_at: time,
 }).meta({ id: 'Event' });
 
 export const DELIVERY_STATUSES = ['pending', 'sending', 'retry', 'accepted', 'failed', 'cancelled'] as const;
