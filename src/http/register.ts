@@ -1,7 +1,7 @@
 // Registers route-table entries on Express: scope check, zod validation of params, query and body, the
 // handler, and the response.
 import type { Request, Response, NextFunction, RequestHandler, Router } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Services } from '../services.ts';
 import { validationError } from '../../commands/shared/errors.ts';
 import { requireScope } from './auth.ts';
@@ -39,6 +39,12 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'q
   if (!result.success) throw fromZodError(result.error, where);
   return result.data;
 }
+
+/**
+ * The body of a POST that takes none (webhook test and rotate-secret): nothing, or an empty object. Any
+ * field in it is unknown, so 400 invalid_json as on every other POST, never silently ignored.
+ */
+const NO_BODY = z.object({}).strict();
 
 export interface RouteHooks {
   /** The JSON body parser; per route, so that a path the table lacks is 404 whatever its body. */
@@ -83,6 +89,7 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       const params = parse(route.params, req.params, 'params');
       const query = parse(route.query, req.query ?? {}, 'query');
       const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;
+      if (!route.body && route.method === 'post') parse(NO_BODY, req.body ?? {}, 'body');
       const result = await route.handler({
         params, query, body, caller, services,
         requestId: res.locals.requestId as string,
