@@ -5,17 +5,50 @@ import { isDay } from '../src/processes/jobs/kinds/days.ts';
 import { listJobs } from '../queries/jobs.ts';
 import { openPage } from '../src/http/pagination.ts';
 import { toJob } from '../src/routes/jobs.ts';
+import { loadAggregate } from '../src/eventstore/handle.ts';
+import { ApiError } from '../commands/shared/errors.ts';
+import { organizationStream } from '../commands/organization/organization.ts';
+import { loadAdAccount } from '../commands/adaccount/handlers.ts';
+import { pageAggregate, pageStream } from '../commands/page/page.ts';
+import { sourceAggregate, sourceStream } from '../commands/source/source.ts';
 import { CliError, positional, required, type CliContext, type CommandGroup } from './context.ts';
 
 const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
 
-function scopeFor(ctx: CliContext, kind: JobKind): string {
+interface Target { sort: 'account' | 'page' | 'source'; id: string; scope: string }
+
+function targetFor(ctx: CliContext, kind: JobKind): Target {
   const sort = scopeSortOf(kind);
-  const option = { account: 'account', page: 'page', source: 'source' }[sort];
-  const value = ctx.options[option];
-  if (value === undefined || value === 'true' || value === '') throw new CliError(`${kind} needs --${option}`);
-  if (sort === 'account') return scopeOf.account(value.startsWith('act_') ? value : `act_${value}`);
-  return sort === 'page' ? scopeOf.page(value) : scopeOf.source(value);
+  const value = ctx.options[sort];
+  if (value === undefined || value === 'true' || value === '') throw new CliError(`${kind} needs --${sort}`);
+  if (sort === 'account') {
+    const account = value.startsWith('act_') ? value : `act_${value}`;
+    return { sort, id: account, scope: scopeOf.account(account) };
+  }
+  return { sort, id: value, scope: sort === 'page' ? scopeOf.page(value) : scopeOf.source(value) };
+}
+
+/**
+ * A job for an organisation that does not exist, or for an account, page or source it does not have, could
+ * only fail when it runs: refused here instead, so the command changes nothing (exit code 2).
+ */
+async function checkTarget(ctx: CliContext, organizationId: string, kind: JobKind, target: Target): Promise<void> {
+  const { store } = ctx.services;
+  if ((await store.readStream(organizationStream(organizationId), { maxCount: 1 })).length === 0) {
+    throw new ApiError('not_found', { organization_id: organizationId }, 'unknown organisation');
+  }
+  if (target.sort === 'account') {
+    if (!(await loadAdAccount(ctx.services, organizationId, target.id))) {
+      throw new ApiError('not_found', { account: target.id }, 'ad account not connected to this organisation (adaccount connect)');
+    }
+  } else if (target.sort === 'page') {
+    const { state } = await loadAggregate(store, pageStream(target.id), pageAggregate);
+    if (state.organizationId !== organizationId) throw new ApiError('not_found', { page: target.id }, 'page not connected to this organisation (page connect)');
+  } else {
+    const { state } = await loadAggregate(store, sourceStream(target.id), sourceAggregate);
+    if (!state.exists || state.organizationId !== organizationId) throw new ApiError('not_found', { source: target.id }, 'unknown source in this organisation');
+    if (kind === 'sheets_sync' && state.kind !== 'spreadsheet') throw new CliError(`${kind} needs a spreadsheet source; ${target.id} is a ${state.kind} source`);
+  }
 }
 
 /** ad_spend takes a day range; lead_import a first day (its default: since the last successful import). */
@@ -37,8 +70,10 @@ export const jobCommands: CommandGroup = {
       const kind = positional(ctx, 0, `job kind (${JOB_KINDS.join(', ')})`);
       if (!isJobKind(kind)) throw new CliError(`unknown job kind ${kind} (known: ${JOB_KINDS.join(', ')})`);
       const organizationId = required(ctx, 'org');
-      const scope = scopeFor(ctx, kind);
+      const target = targetFor(ctx, kind);
       const params = paramsFor(ctx, kind);
+      await checkTarget(ctx, organizationId, kind, target);
+      const { scope } = target;
       const queued = await enqueueJob(ctx.services, { organizationId, kind, scope, params, trigger: 'operator' }, { organizationId, actor: 'operator' });
       if (queued.position) await ctx.settle(queued.position);
       ctx.print(queued.created ? `job ${queued.number} queued` : `job ${queued.number} is already queued or running for ${scope}`);

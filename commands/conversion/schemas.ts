@@ -4,6 +4,24 @@ import { z } from 'zod';
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
 
+/** A time of a resource: ISO 8601 in UTC, documented as date-time like every other resource's. */
+const time = z.iso.datetime();
+
+/**
+ * ISO 8601 as integrators' libraries write it, in the one form the date-time check reads: an offset without
+ * its colon (+0200, as PHP's DATE_ISO8601 and the platform write it) or without minutes (+02), a time
+ * without seconds, a space or a lower-case t/z. A time without any zone stays as it is, so it is refused:
+ * the hour it means is unknown.
+ */
+export function isoFromCaller(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/.exec(value.trim());
+  if (!m) return value;
+  const [, day, minutes, seconds = ':00', zone] = m;
+  const offset = /^[Zz]$/.test(zone) ? 'Z' : zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  return `${day}T${minutes}${seconds}${offset}`;
+}
+
 const opt = (max: number, what: string) => z.string().max(max).optional().describe(what);
 
 export const PostEventBody = z.object({
@@ -12,7 +30,7 @@ export const PostEventBody = z.object({
   status: z.string().min(1).max(80).describe("The caller's status, mapped to a platform event by the source's active flows"),
   consent: z.boolean().refine((v) => v === true, 'must be true (legal basis confirmed)').describe('Must be true'),
   // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
-  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.iso.datetime({ offset: true })]).optional()
+  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true }))]).optional()
     .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
   event_id: z.string().min(1).max(128).optional().describe('Deduplication id; default derived from source, external_id and status'),
   email: opt(254, 'Trimmed, lower-cased and SHA-256 hashed before storage'),
@@ -48,10 +66,10 @@ export const Delivery = z.object({
   status: z.enum(['pending', 'sending', 'retry', 'accepted', 'failed', 'cancelled']),
   attempts: z.number().int(),
   last_error: z.string(),
-  accepted_at: z.string().nullable(),
-  next_attempt_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  accepted_at: time.nullable(),
+  next_attempt_at: time.nullable(),
+  created_at: time,
+  updated_at: time,
 }).meta({ id: 'Delivery' });
 
 export const Event = z.object({
@@ -60,12 +78,12 @@ export const Event = z.object({
   external_id: z.string(),
   status: z.string(),
   platform_event_id: z.string(),
-  event_time: z.string().nullable(),
+  event_time: time.nullable(),
   value: z.number().nullable(),
   currency: z.string(),
   deliveries: z.array(Delivery),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: time,
+  updated_at: time,
 }).meta({ id: 'Event' });
 
 export const DELIVERY_STATUSES = ['pending', 'sending', 'retry', 'accepted', 'failed', 'cancelled'] as const;

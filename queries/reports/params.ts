@@ -33,7 +33,9 @@ export const CreativeReportQuery = z.object({
   to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today); the last week ends on it.').optional(),
   format: z.string().min(1).max(50).describe('Creative format, e.g. video, image, carousel.').optional(),
   campaign: id('Platform campaign id: only spend and leads of this campaign.').optional(),
-  ad_account: id('Ad account id (act_...): only ads of this account.').optional(),
+  // The platform's ad account id is the number; its Graph node (and the CLI's --account) is act_ + number.
+  ad_account: id('Ad account id, act_<number> or the number alone: only ads of this account.')
+    .transform((a) => (/^\d+$/.test(a) ? `act_${a}` : a)).optional(),
   tag: z.string().min(3).max(60).describe('dimension:value with dimension hook, creator or offer.').optional(),
   weeks: z.string().regex(/^[4-8]$/, 'an integer from 4 to 8').describe('Weeks of the trend, 4-8 (default 4), each 7 days, the last ending on `to`.').optional(),
 }).strict();

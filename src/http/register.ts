@@ -1,9 +1,9 @@
 // Registers route-table entries on Express: scope check, zod validation of params, query and body, the
 // handler, and the response.
 import type { Request, Response, NextFunction, RequestHandler, Router } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Services } from '../services.ts';
-import { validationError } from '../../commands/shared/errors.ts';
+import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import { requireScope } from './auth.ts';
 import { fromZodError, languageOf } from './render.ts';
 import type { Caller, RouteDef } from './route.ts';
@@ -49,6 +49,23 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'q
   return result.data;
 }
 
+/**
+ * The body of a POST that takes none (webhook test and rotate-secret): nothing, or an empty object. Any
+ * field in it is unknown, so 400 invalid_json as on every other POST, never silently ignored.
+ */
+const NO_BODY = z.object({}).strict();
+
+/**
+ * The body parser of a POST that takes no body: a body over the size limit cannot be `{}`, so it is the
+ * unknown content NO_BODY refuses (invalid_json), not 413, which the spec keeps off these endpoints.
+ */
+function noBodyParser(parseBody: RequestHandler): RequestHandler {
+  return (req, res, next) => parseBody(req, res, (error?: unknown) => {
+    if ((error as { type?: string } | undefined)?.type === 'entity.too.large') next(new ApiError('invalid_json', { expected: 'no body, or {}' }));
+    else next(error);
+  });
+}
+
 export interface RouteHooks {
   /** The JSON body parser; per route, so that a path the table lacks is 404 whatever its body. */
   parseBody?: RequestHandler;
@@ -83,7 +100,8 @@ function sendJsonText(req: Request, res: Response, status: number, text: string 
 
 /** Express paths use :id; the route table writes them the same way. */
 export function registerRoute(router: Router, route: RouteDef, services: Services, hooks: RouteHooks = {}): void {
-  const before: RequestHandler[] = hooks.parseBody ? [hooks.parseBody] : [];
+  const takesNoBody = !route.body && route.method === 'post';
+  const before: RequestHandler[] = hooks.parseBody ? [takesNoBody ? noBodyParser(hooks.parseBody) : hooks.parseBody] : [];
   if (route.method === 'post' && hooks.idempotency) before.push(hooks.idempotency);
   router[route.method](route.path, ...before, async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -92,6 +110,7 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       const params = parse(route.params, req.params, 'params');
       const query = parse(route.query, req.query ?? {}, 'query');
       const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;
+      if (takesNoBody) parse(NO_BODY, req.body ?? {}, 'body');
       const result = await route.handler({
         params, query, body, caller, services,
         requestId: res.locals.requestId as string,

@@ -49,4 +49,25 @@ test('every error code of the specification appears in the document', (ctx) => {
   }
 });
 
+// The specification types these fields date-time ("all times are ISO 8601 in UTC (type date-time)").
+const DATE_TIME_FIELDS: Record<string, string[]> = {
+  Event: ['event_time', 'created_at', 'updated_at'],
+  Delivery: ['accepted_at', 'next_attempt_at', 'created_at', 'updated_at'],
+  Job: ['run_after', 'started_at', 'finished_at', 'created', 'updated_at'],
+  Webhook: ['last_delivery_at', 'created_at', 'updated_at'],
+  WebhookCreated: ['last_delivery_at', 'created_at', 'updated_at'],
+  ReportSync: ['last_success_at', 'last_failure_at'],
+};
+
+test('every time field of events, deliveries, jobs, webhooks and report syncs is documented as date-time', (ctx) => {
+  const schemas = ctx.doc.components.schemas as Record<string, { properties: Record<string, any> }>;
+  for (const [name, fields] of Object.entries(DATE_TIME_FIELDS)) {
+    for (const field of fields) {
+      const prop = schemas[name].properties[field];
+      const formats = prop.anyOf ? prop.anyOf.map((p: any) => p.format).filter(Boolean) : [prop.format];
+      assert.equal(formats, ['date-time'], `${name}.${field}`);
+    }
+  }
+});
+
 test.run();

@@ -124,6 +124,25 @@ test('the body rules of the specification', async ({ server, s }) => {
   assert.is(minimal.status, 202, JSON.stringify(minimal.body));
 });
 
+test('event_time in the ISO 8601 forms integrators send: offsets without a colon, without minutes, times without seconds', async ({ server, s }) => {
+  const at = new Date(Math.floor((Date.now() - 2 * 3600_000) / 60_000) * 60_000); // two hours ago, on a whole minute
+  const pad = (n: number) => String(n).padStart(2, '0');
+  // The same moment written in Warsaw-like +02:00 local time.
+  const local = new Date(at.getTime() + 2 * 3600_000);
+  const wall = `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}`;
+  const forms = [`${wall}:00+0200`, `${wall}:00+02`, `${wall}+02:00`, `${at.toISOString().slice(0, 16)}Z`, `${wall.replace('T', ' ')}:00.000+02:00`];
+  for (const [i, eventTime] of forms.entries()) {
+    const res = await post(server, s.key, { ...base(s), external_id: `iso-form-${i}`, event_time: eventTime });
+    assert.is(res.status, 202, `${eventTime}: ${JSON.stringify(res.body)}`);
+    const got = await server.request('GET', `/events/${res.body.event_id}`, { key: s.key });
+    assert.is(got.body.event_time, at.toISOString(), eventTime);
+  }
+  // Without any zone the hour is unknown: still refused.
+  const zoneless = await post(server, s.key, { ...base(s), external_id: 'iso-zoneless', event_time: `${wall}:00` });
+  assert.is(zoneless.status, 400);
+  assert.is(zoneless.body.error.details.field, 'event_time');
+});
+
 test('value is required for Purchase', async ({ server }) => {
   const p = await setupConversions(server, { eventName: 'Purchase', status: 'paid', targets: [{ datasetId: '2004', mode: 'live' }] });
   const res = await post(server, p.key, { source: p.sourceId, status: 'paid', consent: true, email: 'a@b.pl', external_id: 'o-1' });

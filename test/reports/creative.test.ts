@@ -80,6 +80,10 @@ test('format, ad account and tag filters', async (ctx) => {
   assert.equal(eur.body.rows.map((r: any) => r.group_id), ['creative:CR1']);
   assert.equal(eur.body.syncs.map((s: any) => s.account), ['act_2']);
   assert.is(eur.body.unattributed, 0);
+  // The platform's ad account id is the number; its node id (act_ + number) is the same account.
+  const bare = await report(ctx, '&ad_account=2');
+  assert.is(bare.status, 200);
+  assert.equal({ ...bare.body, as_of: undefined }, { ...eur.body, as_of: undefined });
   const hook = await report(ctx, '&tag=hook:question');
   assert.equal(hook.body.rows.map((r: any) => r.group_id), ['video:V1']);
   const creator = await report(ctx, '&tag=creator:anna');

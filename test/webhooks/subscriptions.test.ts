@@ -94,6 +94,33 @@ test('rotate-secret answers the new secret at once and only then', async ({ serv
   assert.is(decryptSecret(rows[0].secret_ciphertext, server.services.secrets.encryptionKey), rotated.body.secret);
 });
 
+test('test and rotate-secret take no body: none or {} is fine; a field in it, or a body over 64 KB, is 400 invalid_json and changes nothing', async ({ server }) => {
+  const org = await server.newOrganization();
+  const hook = await subscribe(server, org, HOOK);
+  const sealed = async () => (await server.services.pool.query<{ secret_ciphertext: string }>(
+    'SELECT secret_ciphertext FROM webhook_subscriptions WHERE organization_id = $1 AND id = $2', [org.organizationId, hook.id])).rows[0].secret_ciphertext;
+  const before = await sealed();
+  for (const action of ['test', 'rotate-secret']) {
+    const path = `/webhooks/${hook.id}/${action}`;
+    const refused = await server.request('POST', path, { key: org.key, body: { url: 'https://example.com/other' } });
+    assert.is(refused.status, 400, action);
+    assert.is(refused.body.error.code, 'invalid_json', action);
+    assert.equal(refused.body.error.details, { unknown_fields: ['url'] }, action);
+  }
+  // Nor 413: the spec keeps payload_too_large off these two endpoints; a body that large is not {} either.
+  const large = JSON.stringify({ note: 'x'.repeat(70 * 1024) });
+  for (const action of ['test', 'rotate-secret']) {
+    const refused = await server.request('POST', `/webhooks/${hook.id}/${action}`, { key: org.key, body: large });
+    assert.is(refused.status, 400, action);
+    assert.is(refused.body.error.code, 'invalid_json', action);
+  }
+  assert.is(await sealed(), before, 'the refused rotate kept the secret');
+  for (const body of [{}, undefined]) {
+    assert.is((await server.request('POST', `/webhooks/${hook.id}/test`, { key: org.key, body })).status, 202);
+    assert.is((await server.request('POST', `/webhooks/${hook.id}/rotate-secret`, { key: org.key, body })).status, 200);
+  }
+});
+
 test('10 webhooks per organisation: 20 concurrent creates make exactly 10, the rest are 409 limit_reached', async ({ server }) => {
   const org = await server.newOrganization();
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => server.request('POST', '/webhooks', { key: org.key, body: { url: `${HOOK}${i}`, events: ALL_TYPES } })));

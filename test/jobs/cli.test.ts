@@ -1,0 +1,55 @@
+// `ops jobs enqueue`: a job is queued only for an organisation that exists and an account, page or source it has.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freshDatabase, type TestDatabase } from '../support/db.ts';
+import { runOps } from '../reports/cli.ts';
+
+interface Ctx { db: TestDatabase }
+const test = suite<Ctx>('Operator CLI: jobs enqueue refuses what the job could only fail on, and changes nothing');
+
+test.before(async (ctx) => { ctx.db = await freshDatabase('jobs_cli'); });
+test.after(async (ctx) => { await ctx.db.drop(); });
+
+const ops = async (ctx: Ctx, args: string[]) => runOps(ctx.db.url, [...args, '--json']);
+const idOf = async (ctx: Ctx, args: string[]) => {
+  const res = await ops(ctx, args);
+  assert.is(res.code, 0, res.stderr);
+  return JSON.parse(res.stdout).id as string;
+};
+
+test('an unknown organisation, or an account, page or source the organisation lacks, is exit 2 and queues no job', async (ctx) => {
+  const org = await idOf(ctx, ['org', 'create', '--name', 'Jobs']);
+  const other = await idOf(ctx, ['org', 'create', '--name', 'Other']);
+  assert.is((await ops(ctx, ['page', 'connect', '--org', other, '--page', '700', '--token', 'P'])).code, 0);
+  const shop = await idOf(ctx, ['source', 'create', '--org', org, '--kind', 'shop', '--name', 'Shop']);
+  const foreignSheet = await idOf(ctx, ['source', 'create', '--org', other, '--kind', 'spreadsheet', '--name', 'S', '--csv-url', 'http://127.0.0.1:9/s.csv']);
+  // Connecting a page or creating a sheet source queues its first run: count from here.
+  const queued = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'JobQueued'")).rows[0].count);
+  const before = await queued();
+  for (const args of [
+    ['ad_spend', '--org', 'no-such-org', '--account', 'act_1'],
+    ['ad_spend', '--org', org, '--account', 'act_1'],
+    ['creative_sync', '--org', org, '--account', '1'],
+    ['lead_import', '--org', org, '--page', '700'],
+    ['lead_import', '--org', org, '--page', '701'],
+    ['sheets_sync', '--org', org, '--source', 'no-such-source'],
+    ['sheets_sync', '--org', org, '--source', foreignSheet],
+    ['sheets_sync', '--org', org, '--source', shop],
+  ]) {
+    const res = await ops(ctx, ['jobs', 'enqueue', ...args]);
+    assert.is(res.code, 2, `${args.join(' ')}: ${res.stdout}`);
+    assert.is(res.stdout, '', args.join(' '));
+    assert.ok(res.stderr.length > 0, args.join(' '));
+  }
+  assert.is(await queued(), before);
+
+  assert.is((await ops(ctx, ['page', 'connect', '--org', org, '--page', '800', '--token', 'P'])).code, 0);
+  const sheet = await idOf(ctx, ['source', 'create', '--org', org, '--kind', 'spreadsheet', '--name', 'Orders', '--csv-url', 'http://127.0.0.1:9/o.csv']);
+  for (const args of [['lead_import', '--org', org, '--page', '800'], ['sheets_sync', '--org', org, '--source', sheet]]) {
+    const res = await ops(ctx, ['jobs', 'enqueue', ...args]);
+    assert.is(res.code, 0, res.stderr);
+    assert.type(JSON.parse(res.stdout).number, 'number');
+  }
+});
+
+test.run();
