@@ -69,17 +69,16 @@ export interface CreativeAdRow {
   ad_id: string;
   account: string;
   group_id: string;
-  creative_id: string;
   format: string;
   thumbnail_url: string;
   title: string;
   body: string;
-  synced_at: Date;
 }
 
+/** Each ad's group, newest first within a group (the order gives the group its description; no time is parsed). */
 export async function listCreativeAds(db: Queryable, organizationId: string): Promise<CreativeAdRow[]> {
   const { rows } = await db.query<CreativeAdRow>(
-    `SELECT ad_id, account, group_id, creative_id, format, thumbnail_url, title, body, synced_at
+    `SELECT ad_id, account, group_id, format, thumbnail_url, title, body
      FROM report_creative_ads WHERE organization_id = $1 ORDER BY group_id, synced_at DESC, ad_id`,
     [organizationId],
   );

@@ -44,13 +44,19 @@ export function creativeRow(
   const series = weeks.map((w) => weekSums.get(weeks.length - w.index) ?? emptySums());
   const points: WeekPoint[] = series.map((s) => ({ spend: s.spend, impressions: s.impressions, clicks: s.clicks, reach: s.reach, leads: s.leads }));
   const fatigue = fatigueOf(points);
+  // Fields spelled out: an object spread followed by more fields made a slower object per row (the report's
+  // JavaScript took ~8 ms more at ~1,000 rows, its garbage collection more as well).
   return {
-    ...group,
+    group_id: group.group_id, kind: group.kind, format: group.format, title: group.title, body: group.body,
+    thumbnail_url: group.thumbnail_url, ad_ids: group.ad_ids, accounts: group.accounts, tags: group.tags,
     currency,
     metrics: metricsOf(range),
     delivery: deliveryOf(range),
     trend: series.map((s, i) => trendItem(weeks[i].index, s)),
     momentum: momentumOf(points),
-    fatigue: { ...fatigue, reason: reasonOf(fatigue, language) },
+    fatigue: {
+      verdict: fatigue.verdict, best_week: fatigue.best_week, ctr_change: fatigue.ctr_change,
+      cost_per_lead_change: fatigue.cost_per_lead_change, frequency_change: fatigue.frequency_change, reason: reasonOf(fatigue, language),
+    },
   };
 }

@@ -2,7 +2,7 @@
 // and a fatigue verdict, with totals per currency against the previous period.
 import type { Queryable } from '../../src/db/pool.ts';
 import { addDays, tileRange } from '../../projections/reporting_shared/days.ts';
-import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type SyncItem } from './catalog.ts';
+import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type AccountRow, type AdRow, type CreativeAdRow, type SyncItem } from './catalog.ts';
 import { spendBy } from './facts.ts';
 import { leadsPerAd, spendPerAd, type AdFacts, type WeekTile } from './creative-facts.ts';
 import { byCurrency, fold, totals, type Cell, type TotalItem } from './assemble.ts';
@@ -122,39 +122,61 @@ function byGroup(cells: Iterable<Cell>, groupOfAd: Map<string, string>): Map<str
   return out;
 }
 
-export async function creativeReport(db: Queryable, scope: ReportScope, params: CreativeParams, language: 'pl' | 'en'): Promise<CreativeReport> {
+/** What the report knows of the organisation's ads besides their facts, as the filters select them. */
+interface CreativeCatalog {
+  creativeAds: CreativeAdRow[];
+  ads: AdRow[];
+  accounts: AccountRow[];
+  groups: Map<string, CreativeGroup>;
+  groupOfAd: Map<string, string>;
+  currencies: Currencies;
+}
+
+async function readCatalog(db: Queryable, scope: ReportScope, params: CreativeParams): Promise<CreativeCatalog> {
   const { organizationId } = scope;
   const [creativeAds, tags, ads, accounts] = await Promise.all([
     listCreativeAds(db, organizationId), listGroupTags(db, organizationId), listAds(db, organizationId), listAccounts(db, organizationId),
   ]);
   const groups = selectGroups(creativeAds, tags, params);
   const groupOfAd = new Map([...groups.values()].flatMap((g) => g.ad_ids.map((ad) => [ad, g.group_id] as [string, string])));
-  const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);
+  return { creativeAds, ads, accounts, groups, groupOfAd, currencies: new Currencies(ads, creativeAds, accounts, scope.currency) };
+}
+
+export async function creativeReport(db: Queryable, scope: ReportScope, params: CreativeParams, language: 'pl' | 'en'): Promise<CreativeReport> {
+  const { organizationId } = scope;
+  // The catalog (every ad with its group, tags and account: ~2,000 rows read three times) is read and parsed
+  // while the database sums the facts, which without a group filter need nothing from it.
+  const catalogRead = readCatalog(db, scope, params);
   const previous = previousRange(params);
   const byAd = { by: 'ad_id' as const };
   // Facts of ads outside the groups are dropped when folded into groups below, so the ad list only narrows
   // what is read; with no group filter, every ad with a creative is selected and the list filters nothing.
   const filtered = params.format !== undefined || params.tag !== undefined || params.adAccount !== undefined;
-  const selected = { campaignId: params.campaign, adIds: filtered ? [...groupOfAd.keys()] : undefined };
+  const selected = { campaignId: params.campaign, adIds: filtered ? [...(await catalogRead).groupOfAd.keys()] : undefined };
   const everyAd = { campaignId: params.campaign };
-  // The previous period only feeds the totals per currency. When every ad with spend is in a group, the
-  // campaign roll-ups give its spend with one row per campaign instead of one per ad.
-  const spendOfAll = !filtered && ads.every((a) => groupOfAd.has(a.ad_id));
   const weeks = weeksOf(params);
-  const [[spendWeeks, spendRange], [leadsWeeks, leadsRange], spendBefore, leadsBefore] = await Promise.all([
+  const [catalog, [spendWeeks, spendRange], [leadsWeeks, leadsRange], spendBefore, leadsBefore] = await Promise.all([
+    catalogRead,
     weeksAndRange(params, weeks, (tiles, weekColumns) => spendPerAd(db, organizationId, tiles, weekColumns, selected)),
     // Every ad's leads over the range (for the unattributed count), the selected ones' weeks.
     filtered
       ? Promise.all([leadsPerAd(db, organizationId, weekTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, totalTiles(params.from, params.to, 0), 0, everyAd)])
       : weeksAndRange(params, weeks, (tiles, weekColumns) => leadsPerAd(db, organizationId, tiles, weekColumns, everyAd)),
-    spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected),
+    // The previous period only feeds the totals per currency. When every ad with spend is in a group, the
+    // campaign roll-ups give its spend with one row per campaign instead of one per ad.
+    catalogRead.then(({ ads, groupOfAd }) => {
+      const spendOfAll = !filtered && ads.every((a) => groupOfAd.has(a.ad_id));
+      return spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected)
+        .then((rows) => ({ rows, spendOfAll }));
+    }),
     leadsPerAd(db, organizationId, totalTiles(previous.from, previous.to, 0), 0, selected),
   ]);
+  const { creativeAds, ads, accounts, groups, groupOfAd, currencies } = catalog;
   const range = byGroup(cellsOf(spendRange, leadsRange, currencies), groupOfAd);
   const trend = weeksByGroup(spendWeeks, leadsWeeks, currencies, groupOfAd);
   const inGroups = (c: Cell) => groupOfAd.has(c.id);
   const before = [
-    ...[...fold(spendBefore, [], currencies, 'ad').cells.values()].filter((c) => spendOfAll || inGroups(c)),
+    ...[...fold(spendBefore.rows, [], currencies, 'ad').cells.values()].filter((c) => spendBefore.spendOfAll || inGroups(c)),
     ...[...cellsOf([], leadsBefore, currencies)].filter(inGroups),
   ];
   const rows: CreativeRow[] = [];
@@ -179,7 +201,7 @@ function sumsByCurrency(entries: Iterable<{ currency: string; sums: Sums }>): Ma
 }
 
 /** Paid leads of the range whose ad has no known creative (or no ad id); with an account filter, only that account's ads. */
-function unattributedCreatives(leads: AdFacts[], withCreative: Set<string>, ads: Awaited<ReturnType<typeof listAds>>, account: string | undefined): number {
+function unattributedCreatives(leads: AdFacts[], withCreative: Set<string>, ads: AdRow[], account: string | undefined): number {
   const accountOf = new Map(ads.map((a) => [a.ad_id, a.account]));
   let n = 0;
   for (const l of leads) {
