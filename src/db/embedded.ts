@@ -1,6 +1,6 @@
 // The embedded PostgreSQL: one cluster under DATA_DIR/pg, its port recorded in DATA_DIR/postgres.json
 // so that a second process (the operator CLI) finds the running server instead of starting its own.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -136,7 +136,11 @@ export async function startEmbeddedPostgres(dataDir: string, options: { fast?: b
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      await cluster.stop();
+      // Ctrl-C signals the whole process group, postgres too, which then stops by itself; cluster.stop() only
+      // waits for an 'exit' event yet to come, so on a server already gone it would never settle (the
+      // process then ends with its event loop empty, before the stop is done).
+      const server = (cluster as unknown as { process?: ChildProcess }).process;
+      if (!server || (server.exitCode === null && server.signalCode === null)) await cluster.stop();
       fs.rmSync(portFilePath, { force: true });
     },
   };
