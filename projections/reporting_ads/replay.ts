@@ -30,6 +30,8 @@ const bucket = (day: string) => `${day} - (((${day} - DATE '2001-01-01') % g.gra
 const FINISH_SQL = [
   // The sort of every staged row and the hash aggregates fit in memory; for this transaction only.
   `SELECT set_config('work_mem', '512MB', true)`,
+  // The primary keys put back at the end sort every fact row: in memory, not in runs on disk.
+  `SELECT set_config('maintenance_work_mem', '512MB', true)`,
   // The newest sync's values of each day. The campaign and ad set are the newest sync's too, where applySpend() keeps the first write's: the same
   // unless an ad moved between campaigns, which the platform does not allow.
   `INSERT INTO report_spend_facts (${FACT_COLUMNS})
