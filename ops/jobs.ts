@@ -7,7 +7,7 @@ import { openPage } from '../src/http/pagination.ts';
 import { toJob } from '../src/routes/jobs.ts';
 import { loadAggregate } from '../src/eventstore/handle.ts';
 import { ApiError } from '../commands/shared/errors.ts';
-import { organizationStream } from '../commands/organization/organization.ts';
+import { requireOrganization } from '../commands/organization/handlers.ts';
 import { loadAdAccount } from '../commands/adaccount/handlers.ts';
 import { pageAggregate, pageStream } from '../commands/page/page.ts';
 import { sourceAggregate, sourceStream } from '../commands/source/source.ts';
@@ -34,9 +34,7 @@ function targetFor(ctx: CliContext, kind: JobKind): Target {
  */
 async function checkTarget(ctx: CliContext, organizationId: string, kind: JobKind, target: Target): Promise<void> {
   const { store } = ctx.services;
-  if ((await store.readStream(organizationStream(organizationId), { maxCount: 1 })).length === 0) {
-    throw new ApiError('not_found', { organization_id: organizationId }, 'unknown organisation');
-  }
+  await requireOrganization(store, organizationId);
   if (target.sort === 'account') {
     if (!(await loadAdAccount(ctx.services, organizationId, target.id))) {
       throw new ApiError('not_found', { account: target.id }, 'ad account not connected to this organisation (adaccount connect)');

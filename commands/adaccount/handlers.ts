@@ -7,7 +7,7 @@ import { open, seal } from '../../src/crypto/secretBox.ts';
 import { platformConfigFrom } from '../../src/platform/graph.ts';
 import { fetchAdAccount } from '../../src/platform/insights.ts';
 import { ApiError, validationError } from '../shared/errors.ts';
-import { organizationStream } from '../organization/organization.ts';
+import { requireOrganization } from '../organization/handlers.ts';
 import { ACCOUNT_ID, adAccountAggregate, adAccountStream, type AdAccountState } from './adaccount.ts';
 import { decideConnectAdAccount } from './decide.ts';
 
@@ -27,8 +27,7 @@ export async function connectAdAccount(
   const account = input.account.startsWith('act_') ? input.account : `act_${input.account}`;
   if (!ACCOUNT_ID.test(account)) throw validationError('account', 'must look like act_<digits>');
   if (input.token.trim() === '') throw validationError('token', 'must not be empty');
-  const organization = await services.store.readStream(organizationStream(input.organizationId), { maxCount: 1 });
-  if (organization.length === 0) throw new ApiError('not_found', { organization_id: input.organizationId }, 'unknown organisation');
+  await requireOrganization(services.store, input.organizationId);
   const answer = await fetchAdAccount(platformConfigFrom(services.config), account, input.token);
   if (answer.kind !== 'ok') throw new ApiError('validation_error', { fields: [{ field: 'account', message: answer.message }] }, `the platform refused the account: ${answer.message}`);
   const { name, currency, timezone_name: timezone } = answer.value;

@@ -3,8 +3,7 @@ import type { EventStore, Position } from '../../src/eventstore/port.ts';
 import { handleCommand } from '../../src/eventstore/handle.ts';
 import { creativeGroupAggregate, creativeGroupStream } from './creativegroup.ts';
 import { decideTagCreativeGroup, type TagChange } from './decide.ts';
-import { organizationStream } from '../organization/organization.ts';
-import { ApiError } from '../shared/errors.ts';
+import { requireOrganization } from '../organization/handlers.ts';
 
 export async function tagCreativeGroup(
   store: EventStore,
@@ -12,8 +11,7 @@ export async function tagCreativeGroup(
   now: Date,
   actor = 'operator',
 ): Promise<{ tags: string[]; position: Position | null }> {
-  const organization = await store.readStream(organizationStream(input.organizationId), { maxCount: 1 });
-  if (organization.length === 0) throw new ApiError('not_found', { organization_id: input.organizationId }, 'unknown organisation');
+  await requireOrganization(store, input.organizationId);
   const handled = await handleCommand(
     store,
     creativeGroupStream(input.organizationId, input.groupId),

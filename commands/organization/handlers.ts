@@ -4,6 +4,7 @@ import type { EventMetadata, EventStore } from '../../src/eventstore/port.ts';
 import { handleCommand } from '../../src/eventstore/handle.ts';
 import { organizationAggregate, organizationStream } from './organization.ts';
 import { decideCreateOrganization } from './decide.ts';
+import { ApiError } from '../shared/errors.ts';
 
 export interface OrganizationInput {
   name: string;
@@ -25,4 +26,10 @@ export async function createOrganization(store: EventStore, input: OrganizationI
       now: now.toISOString(),
     }), metadata);
   return { id: organizationId, position: handled.append!.position };
+}
+
+/** An operator command for an organisation the store does not have changes nothing: 404 not_found. */
+export async function requireOrganization(store: EventStore, organizationId: string): Promise<void> {
+  const organization = await store.readStream(organizationStream(organizationId), { maxCount: 1 });
+  if (organization.length === 0) throw new ApiError('not_found', { organization_id: organizationId }, 'unknown organisation');
 }

@@ -1,8 +1,8 @@
 // `ops owners roundrobin`: turn round-robin owner assignment on (with its users, in order) or off.
 import type { EventStore, Position } from '../../src/eventstore/port.ts';
 import { handleCommand } from '../../src/eventstore/handle.ts';
-import { organizationStream } from '../organization/organization.ts';
-import { ApiError, validationError } from '../shared/errors.ts';
+import { requireOrganization } from '../organization/handlers.ts';
+import { validationError } from '../shared/errors.ts';
 import { ownersAggregate, ownersStream, type OwnersEvent } from './owners.ts';
 
 export function decideConfigureRoundRobin(cmd: { organizationId: string; users: string[]; now: string }): { events: OwnersEvent[]; result: null } {
@@ -12,8 +12,7 @@ export function decideConfigureRoundRobin(cmd: { organizationId: string; users: 
 }
 
 export async function configureRoundRobin(store: EventStore, input: { organizationId: string; users: string[] }, now: Date): Promise<Position> {
-  const organization = await store.readStream(organizationStream(input.organizationId), { maxCount: 1 });
-  if (organization.length === 0) throw new ApiError('not_found', { organization_id: input.organizationId }, 'unknown organisation');
+  await requireOrganization(store, input.organizationId);
   const handled = await handleCommand(store, ownersStream(input.organizationId), ownersAggregate, () =>
     decideConfigureRoundRobin({ ...input, now: now.toISOString() }), { organizationId: input.organizationId, actor: 'operator' });
   return handled.append!.position;

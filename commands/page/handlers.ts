@@ -2,8 +2,8 @@
 import type { EventStore, Position } from '../../src/eventstore/port.ts';
 import { handleCommand } from '../../src/eventstore/handle.ts';
 import { seal } from '../../src/crypto/secretBox.ts';
-import { organizationStream } from '../organization/organization.ts';
-import { ApiError, validationError } from '../shared/errors.ts';
+import { requireOrganization } from '../organization/handlers.ts';
+import { validationError } from '../shared/errors.ts';
 import { decideConnectPage, pageAggregate, pageStream } from './page.ts';
 
 export async function connectPage(
@@ -14,8 +14,7 @@ export async function connectPage(
 ): Promise<{ pageId: string; position: Position }> {
   if (!/^[A-Za-z0-9_.-]{1,100}$/.test(input.pageId)) throw validationError('page', 'a platform page id');
   if (input.token.trim() === '') throw validationError('token', 'the page access token');
-  const organization = await store.readStream(organizationStream(input.organizationId), { maxCount: 1 });
-  if (organization.length === 0) throw new ApiError('not_found', { organization_id: input.organizationId }, 'unknown organisation');
+  await requireOrganization(store, input.organizationId);
   const handled = await handleCommand(store, pageStream(input.pageId), pageAggregate, (state) =>
     decideConnectPage(state, {
       organizationId: input.organizationId, pageId: input.pageId, tokenCiphertext: seal(input.token.trim(), encryptionKey), connectedAt: now.toISOString(),
