@@ -2,7 +2,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EventStore, Position } from '../../src/eventstore/port.ts';
 import { handleCommand } from '../../src/eventstore/handle.ts';
-import { organizationStream } from '../organization/organization.ts';
+import { organizationExists } from '../organization/handlers.ts';
 import { apiKeyAggregate, apiKeyStream } from './apikey.ts';
 import { decideCreateApiKey, decideRevokeApiKey } from './decide.ts';
 
@@ -31,10 +31,10 @@ export async function createApiKey(
 ): Promise<NewApiKey> {
   const keyId = randomUUID();
   const { key, prefix } = newKeyMaterial();
-  const organizationExists = (await store.readStream(organizationStream(input.organizationId), { maxCount: 1 })).length > 0;
+  const exists = await organizationExists(store, input.organizationId);
   const handled = await handleCommand(store, apiKeyStream(keyId), apiKeyAggregate, (state) =>
     decideCreateApiKey(state, {
-      keyId, organizationId: input.organizationId, organizationExists, name: input.name, prefix,
+      keyId, organizationId: input.organizationId, organizationExists: exists, name: input.name, prefix,
       hash: hashKey(key), scopes: input.scopes, expiresAt: input.expiresAt, now: now.toISOString(),
     }), { organizationId: input.organizationId, actor: 'operator' });
   return { id: keyId, key, prefix, scopes: input.scopes, position: handled.append!.position };

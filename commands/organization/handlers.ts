@@ -28,8 +28,12 @@ export async function createOrganization(store: EventStore, input: OrganizationI
   return { id: organizationId, position: handled.append!.position };
 }
 
+/** Whether the store has this organisation (its stream's first event). */
+export async function organizationExists(store: EventStore, organizationId: string): Promise<boolean> {
+  return (await store.readStream(organizationStream(organizationId), { maxCount: 1 })).length > 0;
+}
+
 /** An operator command for an organisation the store does not have changes nothing: 404 not_found. */
 export async function requireOrganization(store: EventStore, organizationId: string): Promise<void> {
-  const organization = await store.readStream(organizationStream(organizationId), { maxCount: 1 });
-  if (organization.length === 0) throw new ApiError('not_found', { organization_id: organizationId }, 'unknown organisation');
+  if (!(await organizationExists(store, organizationId))) throw new ApiError('not_found', { organization_id: organizationId }, 'unknown organisation');
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { WrongExpectedVersionError, type EventStore, type Position } from '../../src/eventstore/port.ts';
 import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
-import { organizationStream } from '../organization/organization.ts';
+import { organizationExists } from '../organization/handlers.ts';
 import { sourceAggregate, sourceStream } from './source.ts';
 import { decideCreateSource, decidePauseSource, decideResumeSource } from './decide.ts';
 
@@ -16,9 +16,6 @@ export interface SourceInput {
   platformFormId?: string | null;
   platformPageId?: string | null;
 }
-
-const organizationExists = async (store: EventStore, id: string) =>
-  (await store.readStream(organizationStream(id), { maxCount: 1 })).length > 0;
 
 export async function createSource(store: EventStore, input: SourceInput, now: Date, sourceId: string = randomUUID()): Promise<{ id: string; position: Position }> {
   const exists = await organizationExists(store, input.organizationId);

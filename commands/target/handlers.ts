@@ -4,7 +4,7 @@ import type { EventStore, Position } from '../../src/eventstore/port.ts';
 import { handleCommand } from '../../src/eventstore/handle.ts';
 import { seal } from '../../src/crypto/secretBox.ts';
 import { validationError } from '../shared/errors.ts';
-import { organizationStream } from '../organization/organization.ts';
+import { organizationExists } from '../organization/handlers.ts';
 import { targetAggregate, targetStream } from './target.ts';
 import { decideCreateTarget } from './decide.ts';
 
@@ -20,10 +20,10 @@ export async function createTarget(store: EventStore, encryptionKey: Buffer, inp
   const token = input.token.trim();
   if (token === '' || /\s/.test(token)) throw validationError('token', 'the platform access token (not empty, no spaces)');
   const targetId = randomUUID();
-  const organizationExists = (await store.readStream(organizationStream(input.organizationId), { maxCount: 1 })).length > 0;
+  const exists = await organizationExists(store, input.organizationId);
   const handled = await handleCommand(store, targetStream(targetId), targetAggregate, (state) =>
     decideCreateTarget(state, {
-      targetId, organizationId: input.organizationId, organizationExists, datasetId: input.datasetId.trim(),
+      targetId, organizationId: input.organizationId, organizationExists: exists, datasetId: input.datasetId.trim(),
       tokenCiphertext: seal(token, encryptionKey), mode: input.mode ?? (input.testCode ? 'test' : 'live'), testCode: input.testCode ?? null,
       now: now.toISOString(),
     }), { organizationId: input.organizationId, actor: 'operator' });
