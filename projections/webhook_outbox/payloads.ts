@@ -1,16 +1,18 @@
 // The push payload of each domain event that webhooks carry (DESIGN.md, "webhook payloads").
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
-import type { ContactCreated, ContactLeadLinked, ContactStageChanged } from '../../commands/contact/contact.ts';
+import type { ContactCreated, ContactCycleOpened, ContactLeadLinked, ContactStageChanged } from '../../commands/contact/contact.ts';
 import type { DeliveryEvent } from '../../commands/delivery/delivery.ts';
 import type { WebhookEventType } from '../../commands/webhook/webhook.ts';
 
 type DeliveryFailed = Extract<DeliveryEvent, { type: 'DeliveryFailed' }>['data'];
 
 /** Domain event type -> push type. lead.created comes from ContactLeadLinked: the moment a lead has its
- * person and its data (an import at once, a leadgen webhook lead once it is fetched). */
+ * person and its data (an import at once, a leadgen webhook lead once it is fetched). A new lead that
+ * reopens a sold or rejected person (ContactCycleOpened) moves the person back to new: a stage change too. */
 export const PUSH_SOURCES = {
   ContactCreated: 'contact.created',
   ContactStageChanged: 'contact.stage_changed',
+  ContactCycleOpened: 'contact.stage_changed',
   ContactLeadLinked: 'lead.created',
   DeliveryFailed: 'delivery.failed',
 } as const satisfies Record<string, WebhookEventType>;
@@ -36,6 +38,10 @@ function payload(type: PushSource, data: unknown): { organizationId: string; dat
     case 'ContactStageChanged': {
       const d = data as ContactStageChanged;
       return { organizationId: d.organizationId, data: { contact_id: d.contactId, from: d.from, to: d.to, cycle: d.cycle, value: d.value, currency: d.currency } };
+    }
+    case 'ContactCycleOpened': {
+      const d = data as ContactCycleOpened;
+      return { organizationId: d.organizationId, data: { contact_id: d.contactId, from: d.from, to: 'new', cycle: d.cycle, value: null, currency: null } };
     }
     case 'ContactLeadLinked': {
       const d = data as ContactLeadLinked;

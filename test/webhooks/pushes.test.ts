@@ -63,6 +63,30 @@ test('each event type reaches the subscriber, signed, with the documented header
   }
 });
 
+test('a new lead reopening a sold person pushes contact.stage_changed back to new, in the new cycle', async ({ server, receiver }) => {
+  const org = await server.newOrganization();
+  await subscribe(server, org, receiver.url('/reopen'), ['contact.stage_changed', 'lead.created']);
+  const email = `reopen-${randomUUID()}@example.com`;
+  const created = await server.request('POST', '/contacts', { key: org.key, body: { name: 'Reopened', email } });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const contactId = created.body.id as string;
+  assert.is((await server.request('POST', `/contacts/${contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 50, currency: 'PLN' } })).status, 200);
+  const lead = await receiveLead(server.services, {
+    organizationId: org.organizationId, via: 'import',
+    lead: { platformLeadId: `pl-${randomUUID()}`, createdTime: new Date().toISOString(), formId: 'form-1', formName: 'Spring', pageId: 'page-1', platform: 'facebook',
+      ad: null, answers: [], email, phone: null, fullName: 'Reopened' },
+  }, { organizationId: org.organizationId, actor: 'test' });
+  assert.is(lead.contactId, contactId);
+  await drained(server, org.organizationId);
+
+  // Pushes are not ordered across deliveries: compare them sorted by type and cycle.
+  const bodies = pushesTo(receiver.received, '/reopen').map(bodyOf).sort((a, b) => a.type.localeCompare(b.type) || Number(a.data.cycle) - Number(b.data.cycle));
+  assert.equal(bodies.map((b) => [b.type, b.data.cycle]), [['contact.stage_changed', 1], ['contact.stage_changed', 2], ['lead.created', 2]]);
+  assert.equal(bodies[1].data, { contact_id: contactId, from: 'sold', to: 'new', cycle: 2, value: null, currency: null });
+  const contact = await server.request('GET', `/contacts/${contactId}`, { key: org.key });
+  assert.equal([contact.body.stage, contact.body.cycle], ['new', 2]);
+});
+
 test('unsubscribed types and other organisations\' events never arrive', async ({ server, receiver }) => {
   const org = await server.newOrganization();
   const other = await server.newOrganization();
