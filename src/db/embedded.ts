@@ -31,7 +31,7 @@ const DATABASE = 'service';
  * glibc malloc settings for the server's processes: keep freed memory instead of handing it back after
  * every statement. By default a backend that sends a 35-65 KB list page grows its heap for the page and
  * trims it again once the statement ends (brk), and on a virtual machine each trim's TLB flush and each
- * page fault of the next growth cost more than the page itself (docs/contacts-and-leads.md, session 5).
+ * page fault of the next growth cost more than the page itself (docs/speed/contacts-and-leads.md, session 5).
  * Allocations under 32 MB stay in the heap and up to 32 MB of freed heap is kept per process. A caller's
  * own GLIBC_TUNABLES wins. `npm start` and `npm run bench` give the same to the Node process, which the
  * cluster then inherits (package.json; the Node side's socket reads and writes of the pages churn the same

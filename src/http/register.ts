@@ -79,7 +79,7 @@ export interface RouteHooks {
  * res.json, so there the text goes that way (parsed once more). Other answers write the parts as they
  * are, corked into one socket write with the headers: res.send would first join them into one string and
  * copy that into a Buffer, two more copies of a 35-65 KB page per request and a measurable share of a
- * list's cost (docs/contacts-and-leads.md, session 4).
+ * list's cost (docs/speed/contacts-and-leads.md, session 4).
  */
 function sendJsonText(req: Request, res: Response, status: number, text: string | readonly string[]): void {
   if (req.method === 'POST') {

@@ -1,5 +1,5 @@
 // `npm start` and `npm run bench` run the Node process (and so the embedded PostgreSQL it starts) with the malloc
-// settings of src/db/embedded.ts, unless the caller gives GLIBC_TUNABLES of its own (docs/contacts-and-leads.md,
+// settings of src/db/embedded.ts, unless the caller gives GLIBC_TUNABLES of its own (docs/speed/contacts-and-leads.md,
 // session 6). The scripts' prefix is run through sh here, as npm runs it.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
