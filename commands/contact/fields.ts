@@ -1,5 +1,6 @@
 // Pure rules on contact fields: tags, the reachable rule, and the guard every contact command starts with.
 import { ApiError, validationError } from '../shared/errors.ts';
+import { charCount } from '../shared/text.ts';
 import type { ContactState } from './contact.ts';
 
 export const TAG_MAX_LENGTH = 50;
@@ -10,7 +11,7 @@ export function cleanTags(tags: readonly string[], field = 'tags'): string[] {
   const out: string[] = [];
   for (const raw of tags) {
     const tag = raw.trim();
-    if (tag.length < 1 || tag.length > TAG_MAX_LENGTH) throw validationError(field, `a tag is 1-${TAG_MAX_LENGTH} characters after trimming`);
+    if (tag.length < 1 || charCount(tag) > TAG_MAX_LENGTH) throw validationError(field, `a tag is 1-${TAG_MAX_LENGTH} characters after trimming`);
     if (!out.includes(tag)) out.push(tag);
   }
   return out;

@@ -1,5 +1,6 @@
 // zod schemas of the contact endpoints: bodies (strict: unknown fields are refused) and responses.
 import { z } from 'zod';
+import { chars } from '../shared/text.ts';
 import { NOTE_KINDS, STAGES } from './contact.ts';
 import { TAGS_PER_CONTACT } from './fields.ts';
 import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../shared/time.ts';
@@ -49,19 +50,19 @@ export const StageResultSchema = z.object({
   leads_without_send: z.number().int(),
 }).meta({ id: 'StageResult' });
 
-const tags = z.array(z.string().max(200)).max(TAGS_PER_CONTACT * 2);
+const tags = z.array(chars(0, 200)).max(TAGS_PER_CONTACT * 2);
 
 export const CreateContactBody = z.object({
-  name: z.string().max(200).optional(),
+  name: chars(0, 200).optional(),
   phone: z.string().max(40).optional().describe('With its country code (+48...) or 9 national digits; stored in E.164'),
-  email: z.string().max(254).optional(),
+  email: chars(0, 254).optional(),
   tags: tags.optional(),
 }).strict();
 
 export const PatchContactBody = z.object({
-  name: z.string().max(200).optional(),
+  name: chars(0, 200).optional(),
   phone: z.string().max(40).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
-  email: z.string().max(254).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
+  email: chars(0, 254).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
   tags: tags.optional().describe('Replaces all tags'),
 }).strict();
 
@@ -73,7 +74,7 @@ export const StageBody = z.object({
 
 export const NoteBody = z.object({
   kind: z.enum(NOTE_KINDS).default('note'),
-  text: z.string().min(1).max(5000).refine((t) => t.trim().length > 0, 'must not be blank'),
+  text: chars(1, 5000).refine((t) => t.trim().length > 0, 'must not be blank'),
   time: z.iso.datetime({ offset: true }).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE).optional().describe('Default now; not in the future'),
 }).strict();
 

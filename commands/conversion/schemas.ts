@@ -1,5 +1,6 @@
 // HTTP shapes of conversions: the POST /events body and answer, the Event and Delivery resources.
 import { z } from 'zod';
+import { chars } from '../shared/text.ts';
 
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
@@ -26,8 +27,8 @@ const opt = (max: number, what: string) => z.string().max(max).optional().descri
 
 export const PostEventBody = z.object({
   source: z.string().min(1).max(64).describe('Id of a spreadsheet or shop source of the organisation'),
-  external_id: z.string().min(1).max(128).describe("The caller's record id"),
-  status: z.string().min(1).max(80).describe("The caller's status, mapped to a platform event by the source's active flows"),
+  external_id: chars(1, 128).describe("The caller's record id"),
+  status: chars(1, 80).describe("The caller's status, mapped to a platform event by the source's active flows"),
   consent: z.boolean().refine((v) => v === true, 'must be true (legal basis confirmed)').describe('Must be true'),
   // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
   event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true }))]).optional()

@@ -2,6 +2,7 @@
 // Pure: the clock comes in as `now`; hashing happens in the handler right after.
 import { isIP } from 'node:net';
 import { validationError } from '../shared/errors.ts';
+import { charCount } from '../shared/text.ts';
 import type { Trigger } from './conversion.ts';
 
 export interface ConversionInput {
@@ -39,7 +40,7 @@ export type CheckedInput = Omit<ConversionInput, 'eventTime'> & { eventTime: str
 function text(field: string, value: string | undefined, max: number): string | undefined {
   if (value === undefined) return undefined;
   const trimmed = value.trim();
-  if (trimmed.length > max) throw validationError(field, `at most ${max} characters`);
+  if (trimmed.length > max && charCount(trimmed) > max) throw validationError(field, `at most ${max} characters`);
   return trimmed === '' ? undefined : trimmed;
 }
 

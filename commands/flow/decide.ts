@@ -1,5 +1,6 @@
 // Flow commands: create (source and target of one organisation), deactivate, activate.
 import { ApiError, validationError } from '../shared/errors.ts';
+import { charCount } from '../shared/text.ts';
 import type { FlowEvent, FlowState, FlowTrigger } from './flow.ts';
 
 export const LEAD_STAGES = ['new', 'contacted', 'qualified', 'sold', 'rejected'] as const;
@@ -21,7 +22,7 @@ type Decision = { events: FlowEvent[]; result: { id: string } };
 function checkTrigger(trigger: FlowTrigger, sourceKind: string): void {
   switch (trigger.kind) {
     case 'status':
-      if (trigger.status.trim() === '' || trigger.status.length > 80) throw validationError('status', '1-80 characters');
+      if (trigger.status.trim() === '' || charCount(trigger.status) > 80) throw validationError('status', '1-80 characters');
       if (sourceKind === 'form') throw validationError('status', 'a form source maps lead stages (--stage), not caller statuses');
       return;
     case 'stage':

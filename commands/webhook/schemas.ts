@@ -1,5 +1,6 @@
 // zod schemas of the webhook endpoints: bodies (strict) and the resources they answer with.
 import { z } from 'zod';
+import { chars } from '../shared/text.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../src/webhooks/url.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhook.ts';
 
@@ -10,7 +11,7 @@ export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 const url = z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH)
   .describe('HTTPS endpoint that receives the pushes: no credentials, no private, loopback or link-local address, at most 2000 characters');
 const events = z.array(WebhookEventTypeSchema).min(1).max(20).describe('Event types to push (repeats are ignored)');
-const description = z.string().max(200).describe("The caller's note, at most 200 characters");
+const description = chars(0, 200).describe("The caller's note, at most 200 characters");
 
 export const WebhookParams = z.object({ id: z.string().min(1).max(100).describe('Webhook id') }).strict();
 

@@ -1,5 +1,6 @@
 // GET /contacts, POST /contacts, GET /contacts/{id}, PATCH /contacts/{id}.
 import { z } from 'zod';
+import { chars } from '../../commands/shared/text.ts';
 import { defineRoute, type Caller } from '../http/route.ts';
 import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { getContact, listContacts } from '../../queries/contacts.ts';
@@ -30,7 +31,7 @@ export const listContactsRoute = defineRoute({
   tag: 'Contacts',
   query: listQuery({
     stage: StageSchema.optional(),
-    tag: z.string().min(1).max(50).optional().describe('Contacts carrying this tag'),
+    tag: chars(1, 50).optional().describe('Contacts carrying this tag'),
     email: z.string().min(1).max(254).optional().describe('Exact e-mail, matched by hash'),
     phone: z.string().min(1).max(40).optional().describe('Exact phone, matched by hash'),
     campaign: id.optional().describe('People with a lead from this platform campaign'),

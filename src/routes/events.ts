@@ -1,5 +1,6 @@
 // POST /events (queue a conversion for the platform), GET /events and GET /events/{id}.
 import { z } from 'zod';
+import { chars } from '../../commands/shared/text.ts';
 import { defineRoute } from '../http/route.ts';
 import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
@@ -62,8 +63,8 @@ export const listEventsRoute = defineRoute({
   tag: 'Events',
   query: listQuery({
     source: z.string().min(1).max(64).optional().describe('Source id'),
-    status: z.string().min(1).max(80).optional().describe("The caller's status"),
-    external_id: z.string().min(1).max(128).optional().describe("The caller's record id"),
+    status: chars(1, 80).optional().describe("The caller's status"),
+    external_id: chars(1, 128).optional().describe("The caller's record id"),
   }),
   success: { status: 200, schema: listEnvelope(Event), description: 'A page of events' },
   errors: ['invalid_cursor'],

@@ -63,6 +63,27 @@ test('POST /contacts refuses a bad phone, a bad e-mail, a long name and unknown 
   assert.equal(res.body.error.details.fields[0].field, 'phone');
 });
 
+test('lengths count characters, not UTF-16 units: 200 emoji are a name, a 50-emoji tag and 5000 in a note pass, one more is refused', async ({ server, org }) => {
+  const emoji = (n: number) => '😀'.repeat(n);
+  const created = await server.request('POST', '/contacts', { key: org.key, body: { name: emoji(200), phone: phone(), tags: [emoji(50)] } });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  assert.is(created.body.name, emoji(200));
+  const id = created.body.id as string;
+  assert.is((await server.request('GET', `/contacts?tag=${encodeURIComponent(emoji(50))}`, { key: org.key })).body.data.length, 1);
+  assert.is((await server.request('POST', `/contacts/${id}/notes`, { key: org.key, body: { text: emoji(5000).slice(0, 9000) + 'x'.repeat(500) } })).status, 201);
+  const refused: [string, string, unknown][] = [
+    ['POST', '/contacts', { name: emoji(201), phone: phone() }],
+    ['PATCH', `/contacts/${id}`, { name: emoji(201) }],
+    ['POST', `/contacts/${id}/tags`, { add: [emoji(51)] }],
+    ['POST', `/contacts/${id}/notes`, { text: emoji(5001) }],
+  ];
+  for (const [method, path, body] of refused) {
+    const res = await server.request(method, path, { key: org.key, body });
+    assert.is(res.status, 400, `${method} ${path}`);
+    assert.is(res.body.error.code, 'validation_error');
+  }
+});
+
 test('the same phone or e-mail again is 409 contact_exists naming the contact; another organisation may have it', async ({ server, org, other }) => {
   const p = phone();
   const first = await server.request('POST', '/contacts', { key: org.key, body: { phone: p, email: 'dup@example.com' } });

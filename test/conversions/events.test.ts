@@ -124,6 +124,19 @@ test('the body rules of the specification', async ({ server, s }) => {
   assert.is(minimal.status, 202, JSON.stringify(minimal.body));
 });
 
+test('external_id and status limits count characters: 128 emoji are an external_id, 129 are not; the filter takes it back', async ({ server, s }) => {
+  const id = '😀'.repeat(128);
+  const ok = await post(server, s.key, { ...base(s), external_id: id });
+  assert.is(ok.status, 202, JSON.stringify(ok.body));
+  const listed = await server.request('GET', `/events?external_id=${encodeURIComponent(id)}`, { key: s.key });
+  assert.equal(listed.body.data.map((e: { id: string }) => e.id), [ok.body.event_id]);
+  for (const change of [{ external_id: '😀'.repeat(129) }, { external_id: 'emoji-status', status: '😀'.repeat(81) }]) {
+    const res = await post(server, s.key, { ...base(s), ...change });
+    assert.is(res.status, 400, JSON.stringify(change).slice(0, 40));
+    assert.is(res.body.error.code, 'validation_error');
+  }
+});
+
 test('event_time in the ISO 8601 forms integrators send: offsets without a colon, without minutes, times without seconds', async ({ server, s }) => {
   const at = new Date(Math.floor((Date.now() - 2 * 3600_000) / 60_000) * 60_000); // two hours ago, on a whole minute
   const pad = (n: number) => String(n).padStart(2, '0');

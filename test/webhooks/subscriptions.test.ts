@@ -40,6 +40,7 @@ test('bad bodies: 400 validation_error or invalid_json, naming the field', async
     [{ url: HOOK, events: ['ping'] }, 'validation_error'],
     [{ url: `http://127.0.0.1/${'a'.repeat(2000)}`, events: ALL_TYPES }, 'validation_error'],
     [{ url: HOOK, events: ALL_TYPES, description: 'x'.repeat(201) }, 'validation_error'],
+    [{ url: HOOK, events: ALL_TYPES, description: '😀'.repeat(201) }, 'validation_error'],
     [{ url: 'not a url', events: ALL_TYPES }, 'validation_error'],
     [{ url: HOOK, events: ALL_TYPES, secret: 'mine' }, 'invalid_json'],
   ];
@@ -50,6 +51,9 @@ test('bad bodies: 400 validation_error or invalid_json, naming the field', async
   }
   const list = await server.request('GET', '/webhooks', { key: org.key });
   assert.equal(list.body.data, []);
+  // Characters, not UTF-16 units: 200 emoji are a description.
+  const emoji = await server.request('POST', '/webhooks', { key: org.key, body: { url: HOOK, events: ALL_TYPES, description: '😀'.repeat(200) } });
+  assert.is(emoji.status, 201, JSON.stringify(emoji.body).slice(0, 200));
 });
 
 test('PATCH changes fields, pauses and resumes; an empty or unknown body is refused', async ({ server }) => {

@@ -1,0 +1,32 @@
+// Lengths as the specification counts them. "200 characters" are 200 Unicode code points, as JSON Schema's
+// maxLength (and so the OpenAPI document) counts them: an emoji is one character, though a JavaScript
+// string spends two UTF-16 units on it.
+import { z } from 'zod';
+
+/** Code points of a string: its UTF-16 length less one for each surrogate pair. */
+export function charCount(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** A string of `min` to `max` characters; the OpenAPI document shows the same bounds. */
+export function chars(min: number, max: number) {
+  const message = min > 0 ? `${min}-${max} characters` : `at most ${max} characters`;
+  // A string no longer than max in UTF-16 units is no longer in characters, and has at least one when it
+  // is not empty: counting is only needed past max (or for a minimum over 1).
+  const within = (s: string) => {
+    const n = s.length > max || min > 1 ? charCount(s) : s.length;
+    return n >= min && n <= max;
+  };
+  return z.string().check(z.refine(within, { message })).meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max });
+}
