@@ -47,11 +47,3 @@ export async function listKeys(db: Queryable, organizationId: string): Promise<A
   );
   return rows;
 }
-
-export async function findKeyById(db: Queryable, organizationId: string, keyId: string): Promise<ApiKeyRow | null> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE organization_id = $1 AND id = $2`,
-    [organizationId, keyId],
-  );
-  return rows[0] ?? null;
-}
