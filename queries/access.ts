@@ -21,6 +21,9 @@ export interface ApiKeyRow {
   created_at: Date;
 }
 
+/** The columns of ApiKeyRow. */
+const API_KEY_COLUMNS = 'id, organization_id, name, prefix, hash, scopes, expires_at, revoked_at, created_at';
+
 export async function getOrganization(db: Queryable, organizationId: string): Promise<OrganizationRow | null> {
   const { rows } = await db.query<OrganizationRow>(
     'SELECT id, name, timezone, currency, phone_country_code FROM organizations WHERE id = $1',
@@ -31,7 +34,7 @@ export async function getOrganization(db: Queryable, organizationId: string): Pr
 
 export async function findKeyByPrefix(db: Queryable, prefix: string): Promise<ApiKeyRow | null> {
   const { rows } = await db.query<ApiKeyRow>(
-    `SELECT id, organization_id, name, prefix, hash, scopes, expires_at, revoked_at, created_at FROM api_keys WHERE prefix = $1`,
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE prefix = $1`,
     [prefix],
   );
   return rows[0] ?? null;
@@ -39,18 +42,8 @@ export async function findKeyByPrefix(db: Queryable, prefix: string): Promise<Ap
 
 export async function listKeys(db: Queryable, organizationId: string): Promise<ApiKeyRow[]> {
   const { rows } = await db.query<ApiKeyRow>(
-    `SELECT id, organization_id, name, prefix, hash, scopes, expires_at, revoked_at, created_at
-     FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`,
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`,
     [organizationId],
   );
   return rows;
-}
-
-export async function findKeyById(db: Queryable, organizationId: string, keyId: string): Promise<ApiKeyRow | null> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT id, organization_id, name, prefix, hash, scopes, expires_at, revoked_at, created_at
-     FROM api_keys WHERE organization_id = $1 AND id = $2`,
-    [organizationId, keyId],
-  );
-  return rows[0] ?? null;
 }

@@ -2,7 +2,7 @@
 // Ordering and visibility rules live with the SQL in postgres-sql.ts; this class adds transactions
 // and wake-ups (in-process at once, other processes through NOTIFY received by pg-listen).
 import { createListener, type Listener } from '../db/listen.ts';
-import type { Pool, Queryable } from '../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../db/pool.ts';
 import { appendNewStreamsOn, type NewStreamsAppend } from './postgres-group.ts';
 import { appendOn, headPositionOn, listStreamsOn, readAllOn, readStreamOn } from './postgres-sql.ts';
 import { pollingSubscription } from './polling.ts';
@@ -52,20 +52,13 @@ export class PostgresEventStore implements EventStore {
   async appendMany(requests: AppendRequest[], metadata: EventMetadata): Promise<AppendResult> {
     if (requests.length === 0) throw new Error('appendMany needs at least one request');
     if (requests.length === 1) return this.append(requests[0].stream, requests[0].events, requests[0].expectedRevision, metadata);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      let last: AppendResult | null = null;
-      for (const request of requests) last = await appendOn(client, request, metadata);
-      await client.query('COMMIT');
-      this.announce();
-      return last!;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    const last = await withTransaction(this.pool, async (tx) => {
+      let appended: AppendResult | null = null;
+      for (const request of requests) appended = await appendOn(tx, request, metadata);
+      return appended!;
+    });
+    this.announce();
+    return last;
   }
 
   /**

@@ -1,5 +1,5 @@
 // Ad account spend: the account itself, daily per-ad insights (paged, split when too large) and an ad's creative.
-import type { AdRow } from '../../commands/shared/ad.ts';
+import type { SpendDayData } from '../../commands/adaccount/spend.ts';
 import { graphGet, isReduceDataError, type PlatformConfig, type PlatformResult } from './graph.ts';
 
 export interface AdAccount {
@@ -10,18 +10,11 @@ export interface AdAccount {
   timezone_name: string;
 }
 
-export interface SpendDay extends AdRow {
-  /** YYYY-MM-DD in the ad account's time zone, as the platform reports it. */
-  date: string;
+/** One ad's day as the platform reports it: the numbers a spend event stores, and the account they belong to. */
+export interface SpendDay extends SpendDayData {
   /** act_<number> */
   account: string;
   currency: string;
-  spend: number;
-  impressions: number;
-  clicks: number;
-  reach: number;
-  frequency: number;
-  platform_leads: number;
 }
 
 const INSIGHT_FIELDS = 'campaign_id,campaign_name,adset_id,adset_name,ad_id,ad_name,spend,impressions,clicks,reach,frequency,account_currency,actions';

@@ -4,7 +4,8 @@ import { startTestServer, type TestServer, type TestOrg } from '../support/serve
 import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { JobError } from '../../src/processes/jobs/handler.ts';
 import { jobCounterStream } from '../../commands/job/job.ts';
-import { eventually, jobEvents, jobWhen, startEngine } from './support/jobs.ts';
+import { jobEvents, jobWhen, startEngine } from './support/jobs.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; org: TestOrg }>('Jobs: the engine');
 test.before(async (ctx) => {
@@ -72,7 +73,7 @@ test('user jobs run before background jobs, each in queue order', async ({ serve
     handlers: { test_order: async (ctx) => { ran.push(ctx.scope); return { summary: ctx.scope }; } },
   });
   try {
-    await eventually(async () => ran.length === 5, 'five jobs');
+    await eventually('five jobs', async () => ran.length === 5);
     assert.equal(ran, ['user1', 'user2', 'bg1', 'bg2', 'bg3']);
     const job = await jobOf(server, org, last, 'done');
     assert.is(job.priority, 'user');

@@ -4,7 +4,8 @@ import { startTestServer, type TestServer, type TestOrg } from '../support/serve
 import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
 import { connectPage } from '../../commands/page/handlers.ts';
 import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
-import { eventually, finishedJobs, jobsOf } from './support/jobs.ts';
+import { finishedJobs, jobsOf } from './support/jobs.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Jobs: lead_import against the sandbox');
 const PAGE = 'pg-501';
@@ -81,7 +82,7 @@ test('a page connected to another organisation is not imported for this one', as
   const other = await server.newOrganization();
   await connectPage(server.services.store, { organizationId: other.organizationId, pageId: PAGE, token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
   await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'lead_import', scope: `page:${PAGE}`, trigger: 'operator' }, { organizationId: org.organizationId, actor: 'test' });
-  await eventually(async () => (await jobsOf(server.services, org.organizationId)).some((j) => j.status === 'failed'), 'the refused import');
+  await eventually('the refused import', async () => (await jobsOf(server.services, org.organizationId)).some((j) => j.status === 'failed'));
   const jobs = (await server.request('GET', '/jobs?status=failed', { key: org.key })).body.data;
   assert.match(jobs[0].error, /not connected to this organisation/);
   assert.is(jobs[0].attempts, 1);

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { startTestServer, type TestServer, type TestOrg } from '../support/server.ts';
 import { cancelJob, enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
-import { eventually, gate, jobEvents, jobWhen, startEngine } from './support/jobs.ts';
+import { gate, jobEvents, jobWhen, startEngine } from './support/jobs.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; org: TestOrg }>('Jobs: progress, cancellation and dead workers');
 test.before(async (ctx) => {
@@ -72,7 +73,7 @@ test('a queued job and a running job can be cancelled; a finished or unknown one
     await cancelJob(server.services, org.organizationId, running.number, operator(org.organizationId));
     assert.is(await sawAbort.promise, 'aborted', 'the handler is told to stop');
     await readJob(server, org, running.number, (j) => j.status === 'cancelled');
-    await eventually(async () => engine.active === 0, 'the worker to let go');
+    await eventually('the worker to let go', async () => engine.active === 0);
     const types = (await jobEvents(server.services, org.organizationId, running.number)).map((e) => e.type);
     assert.equal(types, ['JobQueued', 'JobStarted', 'JobCancelled'], 'no failure is recorded after the cancellation');
   } finally {

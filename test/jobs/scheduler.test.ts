@@ -7,7 +7,8 @@ import { createSource } from '../../commands/source/handlers.ts';
 import { JobScheduler } from '../../src/processes/jobs/scheduler.ts';
 import { addSchedule, listSchedules } from '../../src/processes/jobs/schedule-sql.ts';
 import type { Services } from '../../src/services.ts';
-import { eventually, finishedJobs, jobsOf, startEngine } from './support/jobs.ts';
+import { finishedJobs, jobsOf, startEngine } from './support/jobs.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Jobs: the scheduler');
 const HOUR = 3_600_000;
@@ -67,7 +68,7 @@ test('a due schedule is queued once per interval, never piled up behind a queued
 
   const engine = await startEngine(server.services, { handlers: { test_sched: async () => ({ summary: 'ran' }) } });
   try {
-    await eventually(async () => (await count())[0]?.status === 'done', 'the scheduled run');
+    await eventually('the scheduled run', async () => (await count())[0]?.status === 'done');
   } finally {
     await engine.stop();
   }

@@ -7,7 +7,8 @@ import { adCreativeStream, adSpendStream } from '../../commands/adaccount/adacco
 import { creativeGroupOf } from '../../commands/adaccount/creative.ts';
 import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { addDays, dayIn } from '../../src/processes/jobs/kinds/days.ts';
-import { eventually, finishedJobs, jobsOf as allJobs } from './support/jobs.ts';
+import { finishedJobs, jobsOf as allJobs } from './support/jobs.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Jobs: ad_spend and creative_sync against the sandbox');
 const ACCOUNT = 'act_1001';
@@ -99,7 +100,7 @@ test('an operator run re-syncs the rolling window of recent days and picks up re
 test('a refused token fails the sync at once and records the error for the sync state', async ({ server, sandbox, org }) => {
   sandbox.injectFailures({ match: `/${ACCOUNT}/insights`, count: 1, status: 400, code: 190, message: 'Error validating access token', transient: false });
   await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'api', params: { since: '2024-01-01', until: '2024-01-31' } }, { organizationId: org.organizationId, actor: 'test' });
-  const failed = await eventually(async () => (await jobsOf(server, org, 'ad_spend')).find((j) => j.status === 'failed'), 'a failed sync');
+  const failed = await eventually('a failed sync', async () => (await jobsOf(server, org, 'ad_spend')).find((j) => j.status === 'failed'));
   assert.equal([failed.attempts, failed.label], [1, `Spend sync of ${ACCOUNT} 2024-01-01..2024-01-31`]);
   assert.match(failed.error, /Error validating access token/);
   const last = (await spendEvents(server, org)).pop()!;

@@ -8,7 +8,8 @@ import { formSourceId } from '../../commands/source/handlers.ts';
 import { contactsProjector } from '../../projections/contacts/projector.ts';
 import { rebuildProjector } from '../../src/projections/rebuild.ts';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
-import { eventually, importLead } from './support.ts';
+import { importLead } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Stage changes: open leads move together and queue conversions');
 test.before(async (ctx) => {
@@ -50,7 +51,7 @@ test('to sold with flows: one conversion per lead with a flow (one delivery per 
   const events = await Promise.all([newer, older].map((l) => server.request('GET', `/events?external_id=${l.leadId}`, { key: org.key })));
   assert.equal(events.map((e) => e.body.data.map((c: { value: number }) => c.value)), [[1200], [0]]);
   for (const datasetId of ['3001', '3002']) {
-    const sent = await eventually(async () => sandbox.received(datasetId).events.length === 2 && (sandbox.received(datasetId).events as any[]));
+    const sent = await eventually(`both conversions at dataset ${datasetId}`, async () => sandbox.received(datasetId).events.length === 2 && (sandbox.received(datasetId).events as any[]));
     assert.equal(sent.map((e) => e.user_data.lead_id).sort(), ['7001', '7002']);
     assert.equal(sent.map((e) => e.event_name), ['Purchase', 'Purchase']);
   }
@@ -78,7 +79,7 @@ test('a paused form source queues nothing; a repeated move to the same stage lat
   const sourceId = await flowFor(server, org, 'form-paused', 'contacted', ['3101'], 'Lead');
   await pauseSource(server.services.store, sourceId, new Date());
   // Routing reads the setup read model: wait until it shows the pause.
-  await eventually(async () => (await server.services.pool.query('SELECT paused FROM sources WHERE organization_id = $1 AND id = $2', [org.organizationId, sourceId])).rows[0]?.paused === true);
+  await eventually('the setup read model to show the pause', async () => (await server.services.pool.query('SELECT paused FROM sources WHERE organization_id = $1 AND id = $2', [org.organizationId, sourceId])).rows[0]?.paused === true);
   const paused = await server.request('POST', `/contacts/${lead.contactId}/stage`, { key: org.key, body: { stage: 'contacted' } });
   assert.is(paused.status, 200, JSON.stringify(paused.body));
   assert.equal([paused.body.platform_events_queued, paused.body.leads_without_send], [0, 1]);

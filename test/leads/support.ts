@@ -37,14 +37,3 @@ export async function importLead(server: TestServer, org: TestOrg, spec: LeadSpe
   await server.settle();
   return received;
 }
-
-/** Polls until `check` returns a value (bounded), for work done by background processes. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

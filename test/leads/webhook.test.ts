@@ -6,7 +6,7 @@ import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
 import { leadgenWebhookBody, signLeadgenPayload } from '../../ops/sandbox/leadgen.ts';
 import { connectPage } from '../../commands/page/handlers.ts';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
-import { eventually } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 const SECRET = 'app-secret-for-tests';
 const run = promisify(execFile);
@@ -21,7 +21,7 @@ test.before(async (ctx) => {
   await ctx.server.settle();
   // Connecting a page queues a backfill import of its leads: it must be over before a test seeds a lead in
   // the sandbox, or it may import that lead before the test's own notice arrives (which then adds nothing).
-  await eventually(async () => {
+  await eventually('the backfill import of the connected page', async () => {
     const { rows } = await ctx.server.services.pool.query<{ status: string }>(`SELECT status FROM jobs WHERE organization_id = $1 AND kind = 'lead_import'`, [ctx.org.organizationId]);
     return rows.length > 0 && rows.every((r) => ['done', 'failed', 'cancelled'].includes(r.status));
   });
@@ -67,7 +67,7 @@ test('a signed notice is recorded pending at once, then fetched with the page to
   const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
   assert.is(res.status, 200);
   assert.equal(await res.json(), { received: 1 });
-  const events = await eventually(async () => {
+  const events = await eventually('lead W-1 fetched', async () => {
     const all = await leadEvents(server, org, 'W-1');
     return all.length === 2 && all;
   });
@@ -95,7 +95,7 @@ test('the same lead delivered twice is one lead; a page no organisation connecte
   seed(sandbox, 'W-3', 'twice@example.com');
   const raw = notice('W-3');
   await Promise.all([post(server, raw, signLeadgenPayload(SECRET, raw)), post(server, raw, signLeadgenPayload(SECRET, raw))]);
-  await eventually(async () => (await leadEvents(server, org, 'W-3')).length === 2);
+  await eventually('lead W-3 received and fetched', async () => (await leadEvents(server, org, 'W-3')).length === 2);
   assert.is((await leadStreamOf(server, org, 'W-3')).length, 1);
   const again = await post(server, raw, signLeadgenPayload(SECRET, raw));
   assert.is(again.status, 200);
@@ -113,7 +113,7 @@ test('transient platform failures are retried; when retries run out the lead is 
   sandbox.injectFailures({ match: '/W-5', count: 4, transient: true });
   const raw5 = notice('W-5');
   await post(server, raw5, signLeadgenPayload(SECRET, raw5));
-  const ready = await eventually(async () => {
+  const ready = await eventually('lead W-5 fetched after its retry', async () => {
     const all = await leadEvents(server, org, 'W-5');
     return all.some((e) => e.type === 'LeadFetched') && all;
   });
@@ -123,7 +123,7 @@ test('transient platform failures are retried; when retries run out the lead is 
   sandbox.injectFailures({ match: '/W-6', count: 10, transient: true, message: 'Service temporarily unavailable' });
   const raw6 = notice('W-6');
   await post(server, raw6, signLeadgenPayload(SECRET, raw6));
-  const failed = await eventually(async () => {
+  const failed = await eventually('lead W-6 failed', async () => {
     const all = await leadEvents(server, org, 'W-6');
     return all.some((e) => e.type === 'LeadFetchFailed') && all;
   });
@@ -137,7 +137,7 @@ test('transient platform failures are retried; when retries run out the lead is 
 test('a lead the platform does not know fails at once (a permanent refusal is not retried)', async ({ server, org }) => {
   const raw = notice('W-missing');
   await post(server, raw, signLeadgenPayload(SECRET, raw));
-  const failed = await eventually(async () => {
+  const failed = await eventually('lead W-missing failed', async () => {
     const all = await leadEvents(server, org, 'W-missing');
     return all.some((e) => e.type === 'LeadFetchFailed') && all;
   });

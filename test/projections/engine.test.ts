@@ -8,7 +8,8 @@ import { ProjectionEngine } from '../../src/projections/engine.ts';
 import { listStatuses, type ProjectionStatus } from '../../src/projections/checkpoints.ts';
 import { CheckpointWaiter } from '../../src/projections/waiter.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
-import { appendCounted, countingProjector, eventually, installProjectors, timesApplied } from './fixtures.ts';
+import { appendCounted, countingProjector, installProjectors, timesApplied } from './fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 
 interface Ctx {
   db: TestDatabase;

@@ -1,6 +1,5 @@
 // Shared by the projection tests: a projector that records how often it applied each event (so a
-// double apply or a skip shows), event writers, and a bounded wait for database state.
-import { setTimeout as sleep } from 'node:timers/promises';
+// double apply or a skip shows), event writers, and reads of the read models' state.
 import { migrate } from '../../src/db/migrate.ts';
 import type { Client, Pool, Queryable } from '../../src/db/pool.ts';
 import type { EventStore, Position, RecordedEvent } from '../../src/eventstore/port.ts';
@@ -81,15 +80,6 @@ export async function appendCounted(store: EventStore, count: number, options: {
   }
   if (!last) throw new Error('appendCounted needs a positive count');
   return last;
-}
-
-/** Poll until `check` holds; fails with `what` after a generous deadline instead of hanging. */
-export async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 30_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await sleep(20);
-  }
 }
 
 /** Rows of a table in a stable order, for comparing read models. */

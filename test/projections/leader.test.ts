@@ -8,7 +8,8 @@ import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { ProjectionEngine } from '../../src/projections/engine.ts';
 import { CheckpointWaiter } from '../../src/projections/waiter.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
-import { appendCounted, countingProjector, eventually, installProjectors, timesApplied } from './fixtures.ts';
+import { appendCounted, countingProjector, installProjectors, timesApplied } from './fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 
 interface Node {
   pool: Pool;

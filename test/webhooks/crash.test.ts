@@ -5,7 +5,8 @@ import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { startHarness, type Harness } from './support/harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
-import { bodyOf, eventually, freshPhone } from './support/hooks.ts';
+import { bodyOf, freshPhone } from './support/hooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const CONTACTS = 12;
 

@@ -4,7 +4,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
 import { setupConversions, waitForDeliveries } from '../conversions/support.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
-import { bodyOf, drained, eventually, pushesTo, subscribe, verifies } from './support/hooks.ts';
+import { bodyOf, drained, pushesTo, subscribe, verifies } from './support/hooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 // delivery.failed raised by the real conversions worker: POST /events, the delivery goes to the sandbox
 // platform, the platform refuses (or keeps failing), the delivery gives up, and the subscriber is told.

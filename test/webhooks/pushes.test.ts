@@ -5,7 +5,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { receiveLead } from '../../commands/lead/intake.ts';
 import { dispatchStream } from '../../commands/delivery/delivery.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
-import { bodyOf, drained, settled, eventually, newContact, pushesTo, queued, subscribe, verifies } from './support/hooks.ts';
+import { bodyOf, drained, settled, newContact, pushesTo, queued, subscribe, verifies } from './support/hooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; receiver: Receiver }>('Webhooks: pushes to a real receiver');
 test.before(async (ctx) => {

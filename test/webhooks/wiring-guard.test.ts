@@ -6,7 +6,8 @@ import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { startHarness } from './support/harness.ts';
 import { WebhookSender, webhookSenderOptions } from '../../src/processes/webhooks/worker.ts';
 import { scriptedLookup, startReceiver } from './support/receiver.ts';
-import { ALL_TYPES, eventually } from './support/hooks.ts';
+import { ALL_TYPES } from './support/hooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const refusedUrls = [
   'http://hooks.example.com/in',

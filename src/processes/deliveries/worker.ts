@@ -13,6 +13,7 @@ import { decideAttempt, decideOutcomes, type DeliveryFacts } from '../../../comm
 import { MAX_AGE_MS } from '../../../commands/conversion/validate.ts';
 import { claimBatch, settleBatch, type QueuedDelivery, type Settlement } from './queue-sql.ts';
 import { recordWith } from '../record.ts';
+import { Sleepers } from '../sleepers.ts';
 import { sendDispatch, type DispatchOutcome } from './send.ts';
 
 export interface DeliveryWorkerOptions {
@@ -58,7 +59,7 @@ interface Claim {
 export class DeliveryWorker {
   private stopped = false;
   private readonly loops: Promise<void>[] = [];
-  private readonly sleepers = new Set<() => void>();
+  private readonly sleepers = new Sleepers();
 
   constructor(private readonly services: Services, private readonly options: DeliveryWorkerOptions) {}
 
@@ -70,7 +71,7 @@ export class DeliveryWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const wake of this.sleepers) wake();
+    this.sleepers.wakeAll();
     await Promise.all(this.loops);
   }
 
@@ -82,13 +83,7 @@ export class DeliveryWorker {
       } catch (error) {
         this.services.log.error('delivery batch failed', { error });
       }
-      if (sent === 0 && !this.stopped) {
-        await new Promise<void>((resolve) => {
-          const wake = () => { clearTimeout(timer); this.sleepers.delete(wake); resolve(); };
-          const timer = setTimeout(wake, this.options.idlePollMs);
-          this.sleepers.add(wake);
-        });
-      }
+      if (sent === 0 && !this.stopped) await this.sleepers.sleep(this.options.idlePollMs);
     }
   }
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.ts';
 import { createListener, type Listener } from '../../db/listen.ts';
 import { recordWith } from '../record.ts';
+import { Sleepers } from '../sleepers.ts';
 import { closeSenderAgents, createSenderAgents, type SenderAgents } from '../../webhooks/agents.ts';
 import { sendPush } from '../../webhooks/sender.ts';
 import { decryptSecret } from '../../webhooks/signature.ts';
@@ -51,7 +52,7 @@ export function webhookSenderOptions(services: Services, overrides: Partial<Webh
 export class WebhookSender {
   private stopped = false;
   private readonly loops: Promise<void>[] = [];
-  private readonly sleepers = new Set<() => void>();
+  private readonly sleepers = new Sleepers();
   private readonly agents: SenderAgents = createSenderAgents();
   private readonly starts: ClaimStarts;
   private listener: Listener | null = null;
@@ -73,7 +74,7 @@ export class WebhookSender {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.maintenance) clearInterval(this.maintenance);
-    for (const wake of [...this.sleepers]) wake();
+    this.sleepers.wakeAll();
     await Promise.all(this.loops);
     await this.listener?.close().catch(() => {});
     closeSenderAgents(this.agents);
@@ -94,8 +95,7 @@ export class WebhookSender {
    * is as dear as one that fills a batch. A loop that claimed something wakes the next (there may be more).
    */
   private wakeOne(): void {
-    const [wake] = this.sleepers;
-    wake?.();
+    this.sleepers.wakeOne();
   }
 
   private async loop(): Promise<void> {
@@ -111,12 +111,8 @@ export class WebhookSender {
   }
 
   private sleep(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = () => { clearTimeout(timer); this.sleepers.delete(wake); resolve(); };
-      // Each idle loop polls `loops` times less often, so together they poll once per idlePollMs.
-      const timer = setTimeout(wake, this.options.idlePollMs * this.options.loops);
-      this.sleepers.add(wake);
-    });
+    // Each idle loop polls `loops` times less often, so together they poll once per idlePollMs.
+    return this.sleepers.sleep(this.options.idlePollMs * this.options.loops);
   }
 
   /** One claim: returns how many pushes it took (0 when nothing was due). */

@@ -1,20 +1,10 @@
-// Helpers of the job tests: an engine with test job kinds, waiting for a condition, a job's events.
+// Helpers of the job tests: an engine with test job kinds, waiting for jobs to finish or match, a job's events.
 import type { Services } from '../../../src/services.ts';
 import { JobEngine, type EngineOptions } from '../../../src/processes/jobs/engine.ts';
 import { jobStream } from '../../../commands/job/job.ts';
 import { toJob } from '../../../src/routes/jobs.ts';
 import type { JobRow } from '../../../queries/jobs.ts';
-
-/** Polls `check` until it returns a value other than undefined/false; fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+import { eventually } from '../../support/eventually.ts';
 
 export async function startEngine(services: Services, options: EngineOptions): Promise<JobEngine> {
   const engine = new JobEngine(services, { pollMs: 50, ...options });
@@ -43,16 +33,16 @@ export async function jobsOf(services: Services, organizationId: string): Promis
 
 /** Waits until `count` jobs of the kind have finished (done or failed); newest change first. */
 export async function finishedJobs(services: Services, organizationId: string, kind: string, count: number, timeoutMs = 30_000) {
-  return eventually(async () => {
+  return eventually(`${count} finished ${kind} jobs`, async () => {
     const jobs = (await jobsOf(services, organizationId)).filter((j) => j.kind === kind && (j.status === 'done' || j.status === 'failed'));
     return jobs.length >= count ? jobs : undefined;
-  }, `${count} finished ${kind} jobs`, timeoutMs);
+  }, timeoutMs);
 }
 
 /** Waits until the job matches, polling the read model; returns it as the API shows it. */
 export async function jobWhen(services: Services, organizationId: string, number: number, ready: (job: ReturnType<typeof toJob>) => boolean) {
-  return eventually(async () => {
+  return eventually(`job ${number}`, async () => {
     const job = (await jobsOf(services, organizationId)).find((j) => j.number === number);
     return job && ready(job) ? job : undefined;
-  }, `job ${number}`);
+  });
 }

@@ -1,11 +1,8 @@
 // A service instance for the webhook tests that need to choose its workers: the API and the projectors,
 // with the webhook sender left out or built with test options (a scripted DNS). Several instances may
 // share one database, as several processes of the service do.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../../src/config.ts';
 import { boot, type Booted } from '../../../src/boot.ts';
-import { closeApp, createApp } from '../../../src/http/app.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { ProjectionEngine } from '../../../src/projections/engine.ts';
 import { projectors } from '../../../src/projections/all.ts';
@@ -15,11 +12,13 @@ import { createApiKey } from '../../../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../../../commands/shared/scopes.ts';
 import type { Services } from '../../../src/services.ts';
 import { committedHeadOn } from '../../../src/eventstore/postgres-sql.ts';
+import type { Requester } from '../../support/server.ts';
+import { startApp } from '../../http/support/app.ts';
 
 export interface Harness {
   services: Services;
   newOrganization(): Promise<{ organizationId: string; key: string }>;
-  request(method: string, path: string, options?: { key?: string; body?: unknown }): Promise<{ status: number; body: any }>;
+  request: Requester;
   settle(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -34,10 +33,7 @@ export async function startHarness(databaseUrl: string, env: Record<string, stri
   const engine = new ProjectionEngine(services.pool, services.store, projectors, log, services.waiter);
   engine.start();
   const running = sender === false ? null : new WebhookSender(services, webhookSenderOptions(services, sender)).start();
-  const app = createApp(services, { ready: true });
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = await startApp(services);
   return {
     services,
     async newOrganization() {
@@ -46,20 +42,12 @@ export async function startHarness(databaseUrl: string, env: Record<string, stri
       await services.waiter.waitFor(['access'], created.position, 10_000);
       return { organizationId: org.id, key: created.key };
     },
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { authorization: `Bearer ${options.key}` };
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(`${origin}/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    },
+    request: app.request,
     async settle() {
       await services.waiter.waitFor(projectors.map((p) => p.name), await committedHeadOn(services.pool), 10_000);
     },
     async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeApp(app);
+      await app.stop();
       await running?.stop();
       await engine.stop();
       await booted.shutdown();

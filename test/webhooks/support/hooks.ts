@@ -3,19 +3,9 @@ import * as assert from 'uvu/assert';
 import type { TestOrg, TestServer } from '../../support/server.ts';
 import type { ReceivedPush } from './receiver.ts';
 import { verifyPush } from '../../../src/webhooks/signature.ts';
+import { eventually } from '../../support/eventually.ts';
 
 export const ALL_TYPES = ['contact.created', 'contact.stage_changed', 'lead.created', 'delivery.failed'];
-
-/** Poll until `check` returns a value (not undefined/false); fails the test with `what` after `ms`. */
-export async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`still waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 export async function subscribe(server: TestServer, org: TestOrg, url: string, events: string[] = ALL_TYPES, description?: string) {
   const res = await server.request('POST', '/webhooks', { key: org.key, body: { url, events, ...(description === undefined ? {} : { description }) } });

@@ -11,6 +11,8 @@ import { connectedAccount } from './ad-account.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
 import { dayIn, spendRange } from './days.ts';
 
+/** The day as the event stores it: the stream and the event name the account and currency once. Fields are
+ *  picked, not spread, so nothing else the platform row carries ever lands in the store. */
 function toData(d: SpendDay): SpendDayData {
   const { date, campaign_id, campaign_name, adset_id, adset_name, ad_id, ad_name, spend, impressions, clicks, reach, frequency, platform_leads } = d;
   return { date, campaign_id, campaign_name, adset_id, adset_name, ad_id, ad_name, spend, impressions, clicks, reach, frequency, platform_leads };
