@@ -133,4 +133,28 @@ test('after 24 hours a record expires: the key runs again, and expired records a
   assert.equal(rows.map((r) => r.idempotency_key), ['new-1']);
 });
 
+test('a stored answer is encrypted at rest: a new webhook\'s signing secret cannot be read from the records', async (ctx) => {
+  const org = await ctx.server.newOrganization({ scopes: ['webhooks:write'] });
+  const body = { url: 'https://example.com/at-rest', events: ['contact.created'] };
+  const created = await post(ctx, '/webhooks', body, 'secret-1', org.key);
+  assert.is(created.status, 201);
+  const secret = created.body.secret as string;
+  const rotated = await post(ctx, `/webhooks/${created.body.id}/rotate-secret`, undefined, 'secret-2', org.key);
+  assert.is(rotated.status, 200);
+  const { rows } = await ctx.server.services.pool.query<{ stored: string }>(
+    'SELECT row_to_json(r)::text AS stored FROM idempotency_records r WHERE organization_id = $1', [org.organizationId]);
+  assert.is(rows.length, 2);
+  for (const { stored } of rows) {
+    assert.not.ok(stored.includes(secret) || stored.includes(rotated.body.secret), 'a signing secret in plain text');
+    assert.not.ok(stored.includes('at-rest'), 'the answer in plain text');
+  }
+  // The replays still answer what the first requests did.
+  const again = await post(ctx, '/webhooks', body, 'secret-1', org.key);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal(again.body, created.body);
+  const rotatedAgain = await post(ctx, `/webhooks/${created.body.id}/rotate-secret`, undefined, 'secret-2', org.key);
+  assert.is(rotatedAgain.headers.get('idempotent-replayed'), 'true');
+  assert.is(rotatedAgain.body.secret, rotated.body.secret);
+});
+
 test.run();
