@@ -70,11 +70,13 @@ export function openPage(
   scope: { list: string; organizationId: string },
   key: Buffer,
 ): Page {
-  const filters = Object.entries(query)
+  const updatedSince = query.updated_since ? new Date(query.updated_since).toISOString() : null;
+  // updated_since is bound as the time it names: '...T12:00+02:00' is the same filter as '...T10:00:00.000Z'.
+  const filters = Object.entries({ ...query, updated_since: updatedSince ?? undefined })
     .filter(([name, value]) => name !== 'cursor' && name !== 'limit' && value !== undefined)
     .sort(([a], [b]) => a.localeCompare(b));
   const binding = createHmac('sha256', key).update(JSON.stringify([scope.list, scope.organizationId, filters])).digest('base64url').slice(0, 16);
-  const page: Page = { limit: query.limit, order: query.order, updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : null, after: null, binding };
+  const page: Page = { limit: query.limit, order: query.order, updatedSince, after: null, binding };
   if (query.cursor !== undefined) page.after = readCursor(query.cursor, binding, key);
   return page;
 }
