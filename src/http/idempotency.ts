@@ -33,8 +33,9 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** No body at all (no Content-Length), an empty one and {} are one body, as the routes read them (`req.body ?? {}`). */
 function fingerprintOf(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body)}`).digest('hex');
+  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body ?? {})}`).digest('hex');
 }
 
 export class Idempotency {

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
@@ -155,6 +156,38 @@ test('a stored answer is encrypted at rest: a new webhook\'s signing secret cann
   const rotatedAgain = await post(ctx, `/webhooks/${created.body.id}/rotate-secret`, undefined, 'secret-2', org.key);
   assert.is(rotatedAgain.headers.get('idempotent-replayed'), 'true');
   assert.is(rotatedAgain.body.secret, rotated.body.secret);
+});
+
+/** A POST with no body at all: neither Content-Length nor Transfer-Encoding (as `curl -X POST` sends it). */
+async function bareRequest(origin: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(origin);
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      const lines = Object.entries({ host: `${hostname}:${port}`, connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}`);
+      socket.write(`POST /v1${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
+    });
+    let answer = '';
+    socket.on('data', (chunk) => { answer += chunk.toString('utf8'); });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+  const [head, body] = text.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+}
+
+test('a POST without a body, with an empty body and with {} is one request for its Idempotency-Key', async (ctx) => {
+  const org = await ctx.server.newOrganization({ scopes: ['webhooks:write'] });
+  const hook = await post(ctx, '/webhooks', { url: 'https://example.com/ping', events: ['contact.created'] }, undefined, org.key);
+  const path = `/webhooks/${hook.body.id}/test`;
+  const first = await bareRequest(ctx.app.origin, path, { authorization: `Bearer ${org.key}`, 'idempotency-key': 'ping-1' });
+  assert.is(first.status, 202);
+  // fetch sends the same bodiless POST with Content-Length: 0, a client's JSON helper as {}.
+  for (const body of [undefined, {}]) {
+    const again = await post(ctx, path, body, 'ping-1', org.key);
+    assert.is(again.status, 202, JSON.stringify(again.body));
+    assert.is(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body, first.body);
+  }
 });
 
 test.run();
