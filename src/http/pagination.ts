@@ -11,8 +11,14 @@ import { isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../../comm
 /** `?cursor=` or `?limit=` with nothing after it is the parameter left out (a client that always sends it). */
 const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
 
+/**
+ * A whole number in a path or query string, written in decimal digits (an optional '-'); anything else, such
+ * as 0x10, 1e1, 1.0 or +5 (which Number() would read as 16, 10, 1 and 5), stays text and is refused as not a number.
+ */
+export const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
+
 export const listParams = {
-  limit: z.preprocess(blankIsAbsent, z.coerce.number().int().min(1).max(100).default(25)).describe('Page size, 1-100'),
+  limit: z.preprocess((v) => decimalInteger(blankIsAbsent(v)), z.number().int().min(1).max(100).default(25)).describe('Page size, 1-100'),
   // Any string: whatever is not a cursor of this list is invalid_cursor, not validation_error.
   cursor: z.preprocess(blankIsAbsent, z.string().optional()).describe('next_cursor of the previous page of the same list'),
   order: z.preprocess((v) => (typeof v === 'string' ? blankIsAbsent(v.toLowerCase()) : v), z.enum(['asc', 'desc']).default('desc'))
