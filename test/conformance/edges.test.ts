@@ -105,6 +105,16 @@ test('limit and a job number are whole numbers written in decimal digits: 0x10, 
   assertErrorShape(await ctx.server.request('GET', '/jobs/01', { key }), 404, 'not_found', '/jobs/01');
 });
 
+test('an unknown query parameter is 400 validation_error naming it on every endpoint, writes included', async (ctx) => {
+  const key = await freshKey(ctx);
+  for (const endpoint of SPEC_ENDPOINTS) {
+    const label = `${endpoint.method} ${endpoint.path}`;
+    const res = await ctx.server.request(endpoint.method, `${fill(endpoint.path)}?zz_unknown=1`, { key, body: sampleBody(endpoint, unique())?.body });
+    assertErrorShape(res, 400, 'validation_error', label);
+    assert.equal(res.body.error.details.fields, [{ field: 'zz_unknown', message: 'unknown parameter' }], label);
+  }
+});
+
 test('an id with a NUL character or a broken percent-encoding is 400 validation_error, never 500', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of withId) {
