@@ -77,7 +77,10 @@ export function createApp(services: Services, state: AppState, extras: AppExtras
   });
   mountPlatformWebhook(app, services); // leadgen webhook: outside /v1, raw body, signed by the platform, no key or rate limit
   app.use(authenticateRequest(keys, services));
-  app.use(rateLimit(new RateLimiter(services.pool, services.now, extras.rateLimitPerMinute ?? RATE_LIMIT_PER_MINUTE)));
+  const limiter = new RateLimiter(services.pool, services.now, extras.rateLimitPerMinute ?? RATE_LIMIT_PER_MINUTE);
+  // The HTTP server counts the requests Node refuses before they reach the app (createHttpServer).
+  app.locals.rateLimiter = limiter;
+  app.use(rateLimit(limiter));
   app.use('/v1', v1Router(services, routes));
   app.use(routeNotFound(routes));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

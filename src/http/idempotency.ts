@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import type { Services } from '../services.ts';
+import { open, seal } from '../crypto/secretBox.ts';
 import {
   claimRecord, completeRecord, purgeRecords, readRecord, releaseRecord, type RecordKey, type StoredAnswer,
 } from './idempotency-store.ts';
@@ -32,14 +33,15 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** No body at all (no Content-Length), an empty one and {} are one body, as the routes read them (`req.body ?? {}`). */
 function fingerprintOf(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body)}`).digest('hex');
+  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body ?? {})}`).digest('hex');
 }
 
 export class Idempotency {
   /** When each organisation's expired records were last purged by this process. */
   private readonly purgedAt = new Map<string, number>();
-  constructor(private readonly services: Pick<Services, 'pool' | 'now' | 'log'>) {}
+  constructor(private readonly services: Pick<Services, 'pool' | 'now' | 'log' | 'secrets'>) {}
 
   /** Express middleware for one POST route. */
   readonly middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -76,7 +78,7 @@ export class Idempotency {
       if (!existing) continue;
       if (existing.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused');
       if (existing.state === 'running') throw new ApiError('idempotency_in_progress');
-      replay(res, existing.answer);
+      replay(res, { ...existing.answer, body: this.openBody(existing.answer.body) });
       return null;
     }
     throw new ApiError('idempotency_in_progress');
@@ -90,7 +92,7 @@ export class Idempotency {
       const status = res.statusCode;
       try {
         if (status >= 500 || status === 429) await releaseRecord(this.services.pool, key, token);
-        else await completeRecord(this.services.pool, key, token, { status, headers: replayableHeaders(res), body });
+        else await completeRecord(this.services.pool, key, token, { status, headers: replayableHeaders(res), body: this.sealBody(body) });
       } catch (error) {
         this.services.log.error('idempotency record not saved', { requestId: res.locals.requestId, error });
       }
@@ -105,6 +107,19 @@ export class Idempotency {
       void settle(null).then(() => (end as (...a: unknown[]) => Response).apply(res, args));
       return res;
     }) as Response['end'];
+  }
+
+  /**
+   * Stored answers are sealed with the key of secrets at rest: they hold what the first answer showed, e.g. a
+   * webhook's signing secret (create, rotate-secret) or a person's phone and e-mail, for 24 hours.
+   */
+  private sealBody(body: string | null): string | null {
+    return body === null ? null : seal(body, this.services.secrets.encryptionKey);
+  }
+
+  /** A body stored before answers were sealed is JSON text ('{' or '['), never the sealed 'v1.' form. */
+  private openBody(body: string | null): string | null {
+    return body === null || !body.startsWith('v1.') ? body : open(body, this.services.secrets.encryptionKey);
   }
 
   private async purgeNow(organizationId: string): Promise<void> {

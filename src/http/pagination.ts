@@ -11,8 +11,14 @@ import { isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../../comm
 /** `?cursor=` or `?limit=` with nothing after it is the parameter left out (a client that always sends it). */
 const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
 
+/**
+ * A whole number in a path or query string, written in decimal digits (an optional '-'); anything else, such
+ * as 0x10, 1e1, 1.0 or +5 (which Number() would read as 16, 10, 1 and 5), stays text and is refused as not a number.
+ */
+export const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
+
 export const listParams = {
-  limit: z.preprocess(blankIsAbsent, z.coerce.number().int().min(1).max(100).default(25)).describe('Page size, 1-100'),
+  limit: z.preprocess((v) => decimalInteger(blankIsAbsent(v)), z.number().int().min(1).max(100).default(25)).describe('Page size, 1-100'),
   // Any string: whatever is not a cursor of this list is invalid_cursor, not validation_error.
   cursor: z.preprocess(blankIsAbsent, z.string().optional()).describe('next_cursor of the previous page of the same list'),
   order: z.preprocess((v) => (typeof v === 'string' ? blankIsAbsent(v.toLowerCase()) : v), z.enum(['asc', 'desc']).default('desc'))
@@ -70,11 +76,13 @@ export function openPage(
   scope: { list: string; organizationId: string },
   key: Buffer,
 ): Page {
-  const filters = Object.entries(query)
+  const updatedSince = query.updated_since ? new Date(query.updated_since).toISOString() : null;
+  // updated_since is bound as the time it names: '...T12:00+02:00' is the same filter as '...T10:00:00.000Z'.
+  const filters = Object.entries({ ...query, updated_since: updatedSince ?? undefined })
     .filter(([name, value]) => name !== 'cursor' && name !== 'limit' && value !== undefined)
     .sort(([a], [b]) => a.localeCompare(b));
   const binding = createHmac('sha256', key).update(JSON.stringify([scope.list, scope.organizationId, filters])).digest('base64url').slice(0, 16);
-  const page: Page = { limit: query.limit, order: query.order, updatedSince: query.updated_since ? new Date(query.updated_since).toISOString() : null, after: null, binding };
+  const page: Page = { limit: query.limit, order: query.order, updatedSince, after: null, binding };
   if (query.cursor !== undefined) page.after = readCursor(query.cursor, binding, key);
   return page;
 }

@@ -121,7 +121,23 @@ export class RateLimiter {
 
 export function bucketOf(req: Request, caller: Caller | undefined): Bucket {
   if (caller) return { organizationId: caller.organizationId, subject: caller.keyId };
-  return { organizationId: '', subject: `ip:${req.socket.remoteAddress ?? 'unknown'}` };
+  return addressBucket(req.socket.remoteAddress);
+}
+
+/** The bucket of requests without a valid key: the client's address. */
+export function addressBucket(address: string | undefined): Bucket {
+  return { organizationId: '', subject: `ip:${address ?? 'unknown'}` };
+}
+
+/** The three headers every answer carries, plus Retry-After when the request is over the limit. */
+export function limitHeaders(allowance: Allowance): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-RateLimit-Limit': String(allowance.limit),
+    'X-RateLimit-Remaining': String(allowance.remaining),
+    'X-RateLimit-Reset': String(allowance.reset),
+  };
+  if (allowance.limited) headers['Retry-After'] = String(allowance.retryAfter);
+  return headers;
 }
 
 /**
@@ -132,13 +148,8 @@ export function rateLimit(limiter: RateLimiter) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const allowance = await limiter.hit(bucketOf(req, res.locals.caller as Caller | undefined));
-      res.setHeader('X-RateLimit-Limit', String(allowance.limit));
-      res.setHeader('X-RateLimit-Remaining', String(allowance.remaining));
-      res.setHeader('X-RateLimit-Reset', String(allowance.reset));
-      if (allowance.limited) {
-        res.setHeader('Retry-After', String(allowance.retryAfter));
-        return next(new ApiError('rate_limited', { retry_after: allowance.retryAfter }));
-      }
+      for (const [name, value] of Object.entries(limitHeaders(allowance))) res.setHeader(name, value);
+      if (allowance.limited) return next(new ApiError('rate_limited', { retry_after: allowance.retryAfter }));
       next(res.locals.authError);
     } catch (error) {
       next(error);

@@ -55,6 +55,9 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'q
  */
 const NO_BODY = z.object({}).strict();
 
+/** The query of a route that takes no parameters (the writes): any parameter is unknown, as on every other route. */
+const NO_QUERY = z.object({}).strict();
+
 /**
  * The body parser of a POST that takes no body: a body over the size limit cannot be `{}`, so it is the
  * unknown content NO_BODY refuses (invalid_json), not 413, which the spec keeps off these endpoints.
@@ -108,7 +111,7 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       const caller = res.locals.caller as Caller;
       requireScope(caller, route.scope);
       const params = parse(route.params, req.params, 'params');
-      const query = parse(route.query, req.query ?? {}, 'query');
+      const query = parse(route.query ?? NO_QUERY, req.query ?? {}, 'query');
       const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;
       if (takesNoBody) parse(NO_BODY, req.body ?? {}, 'body');
       const result = await route.handler({

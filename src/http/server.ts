@@ -1,9 +1,12 @@
 // The Node HTTP server around the app: requests Node refuses before Express sees them (a request line or headers
-// over the 16 KB limit, a malformed request) still get the specification's error body, not an empty answer.
+// over the 16 KB limit, a malformed request) still get the specification's error body, not an empty answer, with
+// the headers every answer carries (X-Request-Id and the rate limit).
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import { validationError } from '../../commands/shared/errors.ts';
+import { addressBucket, limitHeaders, type RateLimiter } from './ratelimit.ts';
 import { errorBody } from './render.ts';
 
 export function createHttpServer(app: Express): http.Server {
@@ -12,18 +15,21 @@ export function createHttpServer(app: Express): http.Server {
   // client never sends a request on a socket the server is just closing ("socket hang up" / "fetch failed").
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
+  const limiter = app.locals.rateLimiter as RateLimiter | undefined;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => void answerClientError(error, socket, limiter));
   return server;
 }
 
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+async function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limiter: RateLimiter | undefined): Promise<void> {
   if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+  // The key was not read: the request counts for the client's address, as every request without a valid key.
+  const limits = await limiter?.hit(addressBucket(socket.remoteAddress)).then(limitHeaders, () => ({}));
+  if (!socket.writable) return void socket.destroy();
   // The request was not read, so its Accept-Language is unknown: the default language (Polish).
   const body = JSON.stringify(errorBody(validationError('request', requestProblem(error)), 'pl'));
-  socket.end(
-    'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const headers = { 'X-Request-Id': randomUUID(), ...limits, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);
 }
 
 function requestProblem(error: NodeJS.ErrnoException): string {

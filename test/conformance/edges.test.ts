@@ -92,6 +92,29 @@ test('a job number that is a whole number but no job is 404 not_found; one that 
   }
 });
 
+test('limit and a job number are whole numbers written in decimal digits: 0x10, 1e1, 1.0 or +5 are 400 validation_error', async (ctx) => {
+  const key = await freshKey(ctx);
+  for (const written of ['0x10', '1e1', '1.0', '+5', '0b11', ' 5']) {
+    const limit = await ctx.server.request('GET', `/contacts?limit=${encodeURIComponent(written)}`, { key });
+    assertErrorShape(limit, 400, 'validation_error', `limit=${written}`);
+    assert.is(limit.body.error.details.field, 'limit');
+    const job = await ctx.server.request('GET', `/jobs/${encodeURIComponent(written)}`, { key });
+    assertErrorShape(job, 400, 'validation_error', `/jobs/${written}`);
+  }
+  assert.is((await ctx.server.request('GET', '/contacts?limit=05', { key })).status, 200);
+  assertErrorShape(await ctx.server.request('GET', '/jobs/01', { key }), 404, 'not_found', '/jobs/01');
+});
+
+test('an unknown query parameter is 400 validation_error naming it on every endpoint, writes included', async (ctx) => {
+  const key = await freshKey(ctx);
+  for (const endpoint of SPEC_ENDPOINTS) {
+    const label = `${endpoint.method} ${endpoint.path}`;
+    const res = await ctx.server.request(endpoint.method, `${fill(endpoint.path)}?zz_unknown=1`, { key, body: sampleBody(endpoint, unique())?.body });
+    assertErrorShape(res, 400, 'validation_error', label);
+    assert.equal(res.body.error.details.fields, [{ field: 'zz_unknown', message: 'unknown parameter' }], label);
+  }
+});
+
 test('an id with a NUL character or a broken percent-encoding is 400 validation_error, never 500', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of withId) {

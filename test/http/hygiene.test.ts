@@ -73,4 +73,17 @@ test('a request line over the 16 KB header limit is the JSON error body, not an 
   assert.ok(body.error.message.length > 0);
 });
 
+test('a request Node refuses before the app reads it still carries X-Request-Id and the rate-limit headers', async (ctx) => {
+  const url = `${ctx.server.origin}/v1/contacts?tag=${'x'.repeat(20_000)}`;
+  const before = await ctx.server.request('GET', '/openapi.json');
+  const refused = await fetch(url, { headers: { authorization: `Bearer ${ctx.org.key}` } });
+  assert.is(refused.status, 400);
+  assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  // Its key was never read: it counts for the client's address, as every request without a valid key.
+  assert.is(refused.headers.get('x-ratelimit-limit'), before.headers.get('x-ratelimit-limit'));
+  const sameWindow = refused.headers.get('x-ratelimit-reset') === before.headers.get('x-ratelimit-reset');
+  const remaining = Number(sameWindow ? before.headers.get('x-ratelimit-remaining') : before.headers.get('x-ratelimit-limit')) - 1;
+  assert.is(Number(refused.headers.get('x-ratelimit-remaining')), remaining);
+});
+
 test.run();

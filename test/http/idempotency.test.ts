@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
@@ -131,6 +132,62 @@ test('after 24 hours a record expires: the key runs again, and expired records a
   }
   const { rows } = await pool.query('SELECT idempotency_key FROM idempotency_records WHERE organization_id = $1 ORDER BY 1', [org.organizationId]);
   assert.equal(rows.map((r) => r.idempotency_key), ['new-1']);
+});
+
+test('a stored answer is encrypted at rest: a new webhook\'s signing secret cannot be read from the records', async (ctx) => {
+  const org = await ctx.server.newOrganization({ scopes: ['webhooks:write'] });
+  const body = { url: 'https://example.com/at-rest', events: ['contact.created'] };
+  const created = await post(ctx, '/webhooks', body, 'secret-1', org.key);
+  assert.is(created.status, 201);
+  const secret = created.body.secret as string;
+  const rotated = await post(ctx, `/webhooks/${created.body.id}/rotate-secret`, undefined, 'secret-2', org.key);
+  assert.is(rotated.status, 200);
+  const { rows } = await ctx.server.services.pool.query<{ stored: string }>(
+    'SELECT row_to_json(r)::text AS stored FROM idempotency_records r WHERE organization_id = $1', [org.organizationId]);
+  assert.is(rows.length, 2);
+  for (const { stored } of rows) {
+    assert.not.ok(stored.includes(secret) || stored.includes(rotated.body.secret), 'a signing secret in plain text');
+    assert.not.ok(stored.includes('at-rest'), 'the answer in plain text');
+  }
+  // The replays still answer what the first requests did.
+  const again = await post(ctx, '/webhooks', body, 'secret-1', org.key);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal(again.body, created.body);
+  const rotatedAgain = await post(ctx, `/webhooks/${created.body.id}/rotate-secret`, undefined, 'secret-2', org.key);
+  assert.is(rotatedAgain.headers.get('idempotent-replayed'), 'true');
+  assert.is(rotatedAgain.body.secret, rotated.body.secret);
+});
+
+/** A POST with no body at all: neither Content-Length nor Transfer-Encoding (as `curl -X POST` sends it). */
+async function bareRequest(origin: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(origin);
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      const lines = Object.entries({ host: `${hostname}:${port}`, connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}`);
+      socket.write(`POST /v1${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
+    });
+    let answer = '';
+    socket.on('data', (chunk) => { answer += chunk.toString('utf8'); });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+  const [head, body] = text.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+}
+
+test('a POST without a body, with an empty body and with {} is one request for its Idempotency-Key', async (ctx) => {
+  const org = await ctx.server.newOrganization({ scopes: ['webhooks:write'] });
+  const hook = await post(ctx, '/webhooks', { url: 'https://example.com/ping', events: ['contact.created'] }, undefined, org.key);
+  const path = `/webhooks/${hook.body.id}/test`;
+  const first = await bareRequest(ctx.app.origin, path, { authorization: `Bearer ${org.key}`, 'idempotency-key': 'ping-1' });
+  assert.is(first.status, 202);
+  // fetch sends the same bodiless POST with Content-Length: 0, a client's JSON helper as {}.
+  for (const body of [undefined, {}]) {
+    const again = await post(ctx, path, body, 'ping-1', org.key);
+    assert.is(again.status, 202, JSON.stringify(again.body));
+    assert.is(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body, first.body);
+  }
 });
 
 test.run();

@@ -108,6 +108,20 @@ test('a cursor from another list, filter, order, organisation, or an altered one
   }
 });
 
+test('updated_since binds a cursor by the time it names, not by how it is written', async (ctx) => {
+  // 2026-03-01T10:00:02.007Z, written four ways: UTC with and without milliseconds, and two offsets.
+  const spellings = ['2026-03-01T10:00:02.007Z', '2026-03-01T10:00:02.0070Z', '2026-03-01T12:00:02.007+02:00', '2026-03-01T05:30:02.007-04:30'];
+  const first = await ctx.app.request('GET', `/test/items?limit=1&order=asc&updated_since=${encodeURIComponent(spellings[0])}`, { key: ctx.org.key });
+  assert.equal(first.body.data.map((i: { id: string }) => i.id), ['a-04']);
+  for (const since of spellings) {
+    const next = await ctx.app.request('GET', `/test/items?limit=5&order=asc&updated_since=${encodeURIComponent(since)}&cursor=${first.body.next_cursor}`, { key: ctx.org.key });
+    assert.is(next.status, 200, since);
+    assert.equal(next.body.data.map((i: { id: string }) => i.id), ['a-05', 'a-06'], since);
+  }
+  const later = await ctx.app.request('GET', `/test/items?limit=5&order=asc&updated_since=2026-03-01T10:00:02.008Z&cursor=${first.body.next_cursor}`, { key: ctx.org.key });
+  assert.is(later.body.error.code, 'invalid_cursor', 'another time is another filter');
+});
+
 test('pages are keyset pages: a row changed between two pages does not shift the next page', async (ctx) => {
   const org = await ctx.server.newOrganization();
   const items = await seed(ctx, org, 6, 'k');
