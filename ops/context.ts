@@ -5,6 +5,7 @@ import type { Services } from '../src/services.ts';
 import type { Position } from '../src/eventstore/port.ts';
 import { drainProjections } from '../src/projections/drain.ts';
 import { projectors } from '../src/projections/all.ts';
+import { requireOrganization } from '../commands/organization/handlers.ts';
 
 /** A usage or input error: printed as one line on stderr, exit code 2, nothing written. */
 export class CliError extends Error {}
@@ -68,6 +69,13 @@ export function required(ctx: CliContext, name: string): string {
   const value = ctx.options[name];
   if (value === undefined || value === 'true' || value === '') throw new CliError(`missing --${name}`);
   return value;
+}
+
+/** `--org ID` of an organisation the store has: a list for an unknown one is not_found (exit 2), not an empty list. */
+export async function existingOrganization(ctx: CliContext): Promise<string> {
+  const organizationId = required(ctx, 'org');
+  await requireOrganization(ctx.services.store, organizationId);
+  return organizationId;
 }
 
 export function positional(ctx: CliContext, index: number, label: string): string {

@@ -4,7 +4,7 @@ import { tagCreativeGroup } from '../commands/creativegroup/handlers.ts';
 import { parseTag } from '../commands/creativegroup/decide.ts';
 import { listCreativeAds, listGroupTags } from '../queries/reports/catalog.ts';
 import { selectGroups } from '../queries/reports/creative-groups.ts';
-import { CliError, positional, required, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, positional, required, type CommandGroup } from './context.ts';
 
 export const creativeCommands: CommandGroup = {
   tag: {
@@ -23,7 +23,7 @@ export const creativeCommands: CommandGroup = {
   list: {
     usage: 'creatives list --org ID',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       await ctx.settle();
       const [ads, tags] = await Promise.all([listCreativeAds(ctx.services.pool, organizationId), listGroupTags(ctx.services.pool, organizationId)]);
       const groups = [...selectGroups(ads, tags, {}).values()];

@@ -2,7 +2,7 @@
 import { activateFlow, createFlow, deactivateFlow } from '../commands/flow/handlers.ts';
 import type { FlowTrigger } from '../commands/flow/flow.ts';
 import { listFlows } from '../queries/setup.ts';
-import { CliError, positional, required, type CliContext, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, positional, required, type CliContext, type CommandGroup } from './context.ts';
 
 function trigger(ctx: CliContext): FlowTrigger {
   const status = ctx.options.status;
@@ -36,7 +36,7 @@ export const flowCommands: CommandGroup = {
   list: {
     usage: 'flow list --org ID',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       await ctx.settle();
       const out = (await listFlows(ctx.services.pool, organizationId)).map((f) => ({
         id: f.id, source_id: f.source_id, target_id: f.target_id, event_name: f.event_name,

@@ -11,7 +11,7 @@ import { requireOrganization } from '../commands/organization/handlers.ts';
 import { loadAdAccount } from '../commands/adaccount/handlers.ts';
 import { pageAggregate, pageStream } from '../commands/page/page.ts';
 import { sourceAggregate, sourceStream } from '../commands/source/source.ts';
-import { CliError, positional, required, type CliContext, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, positional, required, type CliContext, type CommandGroup } from './context.ts';
 
 const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
 
@@ -81,7 +81,7 @@ export const jobCommands: CommandGroup = {
   list: {
     usage: 'jobs list --org ID [--status queued|running|done|failed|cancelled] [--limit N]',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       const status = ctx.options.status;
       if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
       const limit = Number(ctx.options.limit ?? 100);

@@ -3,7 +3,7 @@ import { createApiKey, revokeApiKey } from '../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../commands/shared/scopes.ts';
 import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../commands/shared/time.ts';
 import { listKeys } from '../queries/access.ts';
-import { CliError, positional, required, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, positional, required, type CommandGroup } from './context.ts';
 
 export const keyCommands: CommandGroup = {
   create: {
@@ -33,7 +33,7 @@ export const keyCommands: CommandGroup = {
   list: {
     usage: 'key list --org ID',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       await ctx.settle();
       const keys = await listKeys(ctx.services.pool, organizationId);
       const out = keys.map((k) => ({

@@ -3,7 +3,7 @@ import { createSource, pauseSource, resumeSource } from '../commands/source/hand
 import { SOURCE_KINDS } from '../commands/source/source.ts';
 import { EVENT_FIELDS } from '../commands/conversion/fields.ts';
 import { listSources } from '../queries/setup.ts';
-import { CliError, positional, required, type CommandGroup, type CliContext } from './context.ts';
+import { CliError, existingOrganization, positional, required, type CommandGroup, type CliContext } from './context.ts';
 
 /** "--columns external_id=Order,status=Stage" -> { external_id: 'Order', status: 'Stage' } */
 export function parseColumns(text: string): Record<string, string> {
@@ -49,7 +49,7 @@ export const sourceCommands: CommandGroup = {
   list: {
     usage: 'source list --org ID',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       await ctx.settle();
       const out = (await listSources(ctx.services.pool, organizationId)).map((s) => ({
         id: s.id, kind: s.kind, name: s.name, platform_form_id: s.platform_form_id, paused: s.paused,

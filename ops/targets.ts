@@ -1,7 +1,7 @@
 // `ops target create | list`: dataset connections; the access token is shown never again after create.
 import { createTarget } from '../commands/target/handlers.ts';
 import { listTargets } from '../queries/setup.ts';
-import { CliError, required, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, required, type CommandGroup } from './context.ts';
 
 export const targetCommands: CommandGroup = {
   create: {
@@ -24,7 +24,7 @@ export const targetCommands: CommandGroup = {
   list: {
     usage: 'target list --org ID',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       await ctx.settle();
       const out = (await listTargets(ctx.services.pool, organizationId)).map((t) => ({
         id: t.id, dataset_id: t.dataset_id, mode: t.mode, test_code: t.test_code, created_at: t.created_at.toISOString(),
