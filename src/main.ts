@@ -10,7 +10,7 @@ const booted = await boot(config);
 const { log } = booted.services;
 if (config.workers) await booted.startWorkers();
 else await booted.services.waiter.listen();
-if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses (tests and demos only)');
+if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');
 
 const app = createApp(booted.services, state);
 const server = createHttpServer(app);

@@ -49,10 +49,11 @@ export async function resolveTarget(hostname: string, { allowPrivate, lookup }: 
   const literal = isIP(host);
   const answers: ResolvedAddress[] = literal !== 0 ? [{ address: host, family: literal === 6 ? 6 : 4 }] : await lookup(host);
   if (answers.length === 0) return { ok: false, error: 'host has no addresses' };
-  if (!allowPrivate) {
-    for (const answer of answers) {
-      const cls = classifyAddress(answer.address);
-      if (cls !== 'public') return { ok: false, error: `refused: ${host} resolves to a ${describeAddressClass(cls)} address` };
+  for (const answer of answers) {
+    const cls = classifyAddress(answer.address);
+    // WEBHOOK_ALLOW_PRIVATE opens loopback receivers (tests and demos), never the rest of the private ranges.
+    if (cls !== 'public' && !(allowPrivate && cls === 'loopback')) {
+      return { ok: false, error: `refused: ${host} resolves to a ${describeAddressClass(cls)} address` };
     }
   }
   return { ok: true, address: answers[0] };

@@ -5,7 +5,7 @@ import { classifyAddress, describeAddressClass } from './addresses.ts';
 export type UrlCheck = { ok: true } | { ok: false; reason: string };
 
 export interface UrlCheckOptions {
-  /** WEBHOOK_ALLOW_PRIVATE: plain HTTP and private or local hosts are accepted (tests and demos). */
+  /** WEBHOOK_ALLOW_PRIVATE: a loopback receiver is accepted, over plain HTTP too (tests and demos); nothing else private. */
   allowPrivate: boolean;
 }
 
@@ -27,12 +27,20 @@ export function checkWebhookUrl(url: string, { allowPrivate }: UrlCheckOptions):
   } catch {
     return fail('url is not a valid absolute URL');
   }
-  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) {
-    return fail(allowPrivate ? 'url must use http or https' : 'url must use https');
+  const loopback = allowPrivate && isLoopbackHost(parsed.hostname);
+  if (parsed.protocol !== 'https:' && !(loopback && parsed.protocol === 'http:')) {
+    return fail(loopback ? 'url must use http or https' : 'url must use https');
   }
   if (parsed.username !== '' || parsed.password !== '') return fail('url must not contain credentials');
   if (parsed.hostname === '') return fail('url must have a host');
-  return allowPrivate ? { ok: true } : checkWebhookHost(parsed.hostname);
+  return loopback ? { ok: true } : checkWebhookHost(parsed.hostname);
+}
+
+/** A loopback address or the loopback names (RFC 6761): the only private hosts WEBHOOK_ALLOW_PRIVATE opens. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  if (isIP(host) !== 0) return classifyAddress(host) === 'loopback';
+  return host === 'localhost' || host.endsWith('.localhost');
 }
 
 /**

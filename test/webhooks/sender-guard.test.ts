@@ -135,3 +135,19 @@ pinned('without a pool the attempt also connects to the checked address', async 
 });
 
 pinned.run();
+
+const allowed = suite<{ local: Receiver }>('Webhook sender: WEBHOOK_ALLOW_PRIVATE opens loopback receivers only');
+allowed.before(async (ctx) => { ctx.local = await startReceiver((_push, res) => res.writeHead(200).end()); });
+allowed.after(async (ctx) => { await ctx.local.close(); });
+
+allowed('a name resolving to loopback is sent to; one resolving to a private, link-local or metadata address is refused', async ({ local }) => {
+  const sent = await sendPush(options(`http://hooks.localhost:${local.port}/hook`, { lookup: scriptedLookup(['127.0.0.1']).lookup, allowPrivate: true }));
+  assert.equal([sent.ok, sent.status], [true, 200]);
+  for (const [ip, cls] of [['10.1.2.3', 'private'], ['169.254.1.1', 'link-local'], ['169.254.169.254', 'cloud metadata']]) {
+    const result = await sendPush(options(`https://hooks.example.com:${local.port}/hook`, { lookup: scriptedLookup([ip]).lookup, allowPrivate: true }));
+    assert.equal([result.ok, result.status, result.error], [false, 0, `refused: hooks.example.com resolves to a ${cls} address`], ip);
+  }
+  assert.is(local.received.length, 1);
+});
+
+allowed.run();

@@ -48,11 +48,23 @@ test('a URL of exactly 2000 characters is accepted', () => {
 });
 
 test('with WEBHOOK_ALLOW_PRIVATE, plain HTTP and loopback receivers are accepted, credentials still are not', () => {
-  for (const url of ['http://127.0.0.1:3000/hook', 'http://localhost:3000/hook', 'https://[::1]:8443/hook']) {
+  for (const url of ['http://127.0.0.1:3000/hook', 'http://localhost:3000/hook', 'https://[::1]:8443/hook', 'http://hooks.localhost:3000/hook']) {
     assert.equal(checkWebhookUrl(url, { allowPrivate: true }), { ok: true }, url);
   }
   assert.equal(checkWebhookUrl('http://a:b@127.0.0.1/', { allowPrivate: true }), { ok: false, reason: 'url must not contain credentials' });
   assert.equal(checkWebhookUrl('ftp://127.0.0.1/', { allowPrivate: true }), { ok: false, reason: 'url must use http or https' });
+});
+
+test('WEBHOOK_ALLOW_PRIVATE opens loopback only: plain HTTP elsewhere and the other private classes are still refused', () => {
+  const cases: Array<[string, string]> = [
+    ['http://hooks.example.com/in', 'url must use https'],
+    ['http://10.1.2.3/in', 'url must use https'],
+    ['https://10.1.2.3/in', 'url must not point to a private address'],
+    ['https://169.254.169.254/latest/meta-data/', 'url must not point to a cloud metadata address'],
+    ['https://[fe80::1]/in', 'url must not point to a link-local address'],
+    ['https://printer.local/in', 'url must not point to a local host name'],
+  ];
+  for (const [url, reason] of cases) assert.equal(checkWebhookUrl(url, { allowPrivate: true }), { ok: false, reason }, url);
 });
 
 test.run();

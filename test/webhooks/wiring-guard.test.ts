@@ -39,6 +39,29 @@ api('every refused address class is 400 validation_error on url, on create and o
 
 api.run();
 
+const allowed = suite<{ server: TestServer }>('Webhooks: WEBHOOK_ALLOW_PRIVATE=1 opens loopback receivers only');
+allowed.before(async (ctx) => { ctx.server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1' }); });
+allowed.after(async (ctx) => { await ctx.server.stop(); });
+
+allowed('plain HTTP to a loopback receiver is accepted; plain HTTP elsewhere and private, link-local or metadata hosts are still 400', async ({ server }) => {
+  const org = await server.newOrganization();
+  const stillRefused = [
+    'http://hooks.example.com/in', 'http://10.1.2.3/in', 'https://10.1.2.3/in', 'https://172.16.0.1/in', 'https://192.168.1.1/in',
+    'https://169.254.169.254/latest/meta-data', 'https://100.64.0.1/in', 'https://[fc00::1]/in', 'https://printer.local/in',
+    'https://user:pass@127.0.0.1/in',
+  ];
+  for (const url of stillRefused) {
+    const res = await server.request('POST', '/webhooks', { key: org.key, body: { url, events: ALL_TYPES } });
+    assert.equal([res.status, res.body.error?.code], [400, 'validation_error'], url);
+  }
+  for (const url of ['http://127.0.0.1:3000/in', 'http://localhost:3000/in', 'http://[::1]:3000/in', 'https://127.0.0.2/in', 'https://hooks.example.com/in']) {
+    const res = await server.request('POST', '/webhooks', { key: org.key, body: { url, events: ALL_TYPES } });
+    assert.is(res.status, 201, url);
+  }
+});
+
+allowed.run();
+
 const dns = suite<{ db: TestDatabase }>('Webhooks: a name that resolves to a private address, WEBHOOK_ALLOW_PRIVATE off');
 dns.before(async (ctx) => { ctx.db = await freshDatabase('wh_dns'); });
 dns.after(async (ctx) => { await ctx.db.drop(); });
@@ -82,7 +105,7 @@ batch('a batch resolves each host once, every push to it pinned to that answer; 
   try {
     const org = await harness.newOrganization();
     for (const path of ['/a', '/b']) {
-      const created = await harness.request('POST', '/webhooks', { key: org.key, body: { url: `http://hooks.example.com:${receiver.port}${path}`, events: ['contact.created'] } });
+      const created = await harness.request('POST', '/webhooks', { key: org.key, body: { url: `http://hooks.localhost:${receiver.port}${path}`, events: ['contact.created'] } });
       assert.is(created.status, 201);
     }
     const newContacts = async (n: number) => {
@@ -91,11 +114,11 @@ batch('a batch resolves each host once, every push to it pinned to that answer; 
     };
     await newContacts(3);
     assert.is(await sender.runOnce(), 6);
-    assert.equal(calls, ['hooks.example.com']);
+    assert.equal(calls, ['hooks.localhost']);
     assert.is(receiver.received.length, 6);
     await newContacts(1);
     assert.is(await sender.runOnce(), 2);
-    assert.equal(calls, ['hooks.example.com', 'hooks.example.com']);
+    assert.equal(calls, ['hooks.localhost', 'hooks.localhost']);
     assert.is(receiver.received.length, 8);
   } finally {
     await sender.stop();
