@@ -83,6 +83,11 @@ export function classifyAddress(ip: string): AddressClass {
   throw new TypeError(`not an IP address: ${JSON.stringify(ip)}`);
 }
 
+/** Classes whose addresses reach this machine: loopback, and 0.0.0.0 or :: (a connection to them lands here too). */
+export function reachesThisHost(cls: AddressClass): boolean {
+  return cls === 'loopback' || cls === 'unspecified';
+}
+
 export function isPublicAddress(ip: string): boolean {
   return classifyAddress(ip) === 'public';
 }

@@ -1,7 +1,7 @@
 // Send-time SSRF guard: resolve a webhook host once, refuse non-public answers, pin the connection to them.
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { classifyAddress, describeAddressClass } from './addresses.ts';
+import { classifyAddress, describeAddressClass, reachesThisHost } from './addresses.ts';
 
 export interface ResolvedAddress {
   address: string;
@@ -52,7 +52,7 @@ export async function resolveTarget(hostname: string, { allowPrivate, lookup }: 
   for (const answer of answers) {
     const cls = classifyAddress(answer.address);
     // WEBHOOK_ALLOW_PRIVATE opens loopback receivers (tests and demos), never the rest of the private ranges.
-    if (cls !== 'public' && !(allowPrivate && cls === 'loopback')) {
+    if (cls !== 'public' && !(allowPrivate && reachesThisHost(cls))) {
       return { ok: false, error: `refused: ${host} resolves to a ${describeAddressClass(cls)} address` };
     }
   }

@@ -1,6 +1,6 @@
 // Subscription-time checks of a webhook URL: HTTPS, no credentials, no private address or local name.
 import { isIP } from 'node:net';
-import { classifyAddress, describeAddressClass } from './addresses.ts';
+import { classifyAddress, describeAddressClass, reachesThisHost } from './addresses.ts';
 
 export type UrlCheck = { ok: true } | { ok: false; reason: string };
 
@@ -36,10 +36,10 @@ export function checkWebhookUrl(url: string, { allowPrivate }: UrlCheckOptions):
   return loopback ? { ok: true } : checkWebhookHost(parsed.hostname);
 }
 
-/** A loopback address or the loopback names (RFC 6761): the only private hosts WEBHOOK_ALLOW_PRIVATE opens. */
+/** An address of this machine (loopback, or 0.0.0.0 and ::) or a loopback name (RFC 6761): all WEBHOOK_ALLOW_PRIVATE opens. */
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
-  if (isIP(host) !== 0) return classifyAddress(host) === 'loopback';
+  if (isIP(host) !== 0) return reachesThisHost(classifyAddress(host));
   return host === 'localhost' || host.endsWith('.localhost');
 }
 

@@ -48,7 +48,7 @@ test('a URL of exactly 2000 characters is accepted', () => {
 });
 
 test('with WEBHOOK_ALLOW_PRIVATE, plain HTTP and loopback receivers are accepted, credentials still are not', () => {
-  for (const url of ['http://127.0.0.1:3000/hook', 'http://localhost:3000/hook', 'https://[::1]:8443/hook', 'http://hooks.localhost:3000/hook']) {
+  for (const url of ['http://127.0.0.1:3000/hook', 'http://localhost:3000/hook', 'https://[::1]:8443/hook', 'http://hooks.localhost:3000/hook', 'http://0.0.0.0:3000/hook', 'http://[::]:3000/hook']) {
     assert.equal(checkWebhookUrl(url, { allowPrivate: true }), { ok: true }, url);
   }
   assert.equal(checkWebhookUrl('http://a:b@127.0.0.1/', { allowPrivate: true }), { ok: false, reason: 'url must not contain credentials' });
