@@ -47,6 +47,18 @@ test('connecting a page or creating a sheet source adds a schedule and queues on
   assert.equal(schedules.map((s) => [s.kind, Number(s.every_ms)]), [['lead_import', 2 * HOUR], ['sheets_sync', 15 * 60_000]]);
 });
 
+test('a sheet source without a CSV address (it takes POST /events only) gets no schedule and no failing sheets_sync', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  await createSource(server.services.store, { organizationId: org.organizationId, kind: 'spreadsheet', name: 'Events only' }, new Date());
+  // A sheet with an address, created after it: once its first run is done, the scheduler has read both.
+  sandbox.seedSheet('later', 'external_id,status\n');
+  await createSource(server.services.store, { organizationId: org.organizationId, kind: 'spreadsheet', name: 'Sheet', csvUrl: `${sandbox.url}/sheets/later.csv` }, new Date());
+  await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1);
+  const jobs = await jobsOf(server.services, org.organizationId);
+  assert.equal(jobs.map((j) => `${j.kind}/${j.trigger}/${j.status}`), ['sheets_sync/connect/done']);
+  assert.is((await listSchedules(server.services.pool, org.organizationId)).length, 1);
+});
+
 test('a due schedule is queued once per interval, never piled up behind a queued run, from the table after a restart', async ({ server, org }) => {
   const scope = 'org';
   await addSchedule(server.services.pool, { organizationId: org.organizationId, kind: 'test_sched', scope, everyMs: HOUR, nextRunAt: new Date(Date.now() - 1000), now: new Date() });

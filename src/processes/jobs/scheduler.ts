@@ -19,7 +19,10 @@ interface Connection {
   scope: string;
 }
 
-/** The periodic work a connection event starts, or null (a shop or form source has no sheet to read). */
+/**
+ * The periodic work a connection event starts, or null: a shop or form source has no sheet to read, and
+ * neither has a spreadsheet source created without a CSV address (it takes POST /events only).
+ */
 export function connectionOf(event: Pick<RecordedEvent, 'type' | 'data'>): Connection | null {
   const type = event.type as (typeof CONNECTION_EVENTS)[number];
   switch (type) {
@@ -32,8 +35,9 @@ export function connectionOf(event: Pick<RecordedEvent, 'type' | 'data'>): Conne
       return { organizationId: d.organizationId, kind: 'lead_import', scope: scopeOf.page(d.pageId) };
     }
     case 'SourceCreated': {
-      const d = event.data as { organizationId: string; sourceId: string; kind: string };
-      return d.kind === 'spreadsheet' ? { organizationId: d.organizationId, kind: 'sheets_sync', scope: scopeOf.source(d.sourceId) } : null;
+      const d = event.data as { organizationId: string; sourceId: string; kind: string; csvUrl?: string | null };
+      if (d.kind !== 'spreadsheet' || !d.csvUrl) return null;
+      return { organizationId: d.organizationId, kind: 'sheets_sync', scope: scopeOf.source(d.sourceId) };
     }
     default: {
       const _never: never = type;
