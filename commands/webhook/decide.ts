@@ -28,7 +28,7 @@ export interface UpdateWebhook {
   url?: string;
   events?: WebhookEventType[];
   description?: string;
-  /** false pauses, true resumes (and so resets the failure count). */
+  /** false pauses, true resumes and resets the failure count (also when the subscription is active). */
   active?: boolean;
   now: string;
 }
@@ -72,7 +72,9 @@ export function decideUpdateWebhook(state: WebhookState, cmd: UpdateWebhook): De
   const events: WebhookEvent[] = [];
   if (Object.keys(changes).length) events.push({ type: 'WebhookUpdated', data: { ...ids, changes, updatedAt: cmd.now } });
   if (cmd.active === false && state.active) events.push({ type: 'WebhookPaused', data: { ...ids, reason: 'paused through the API', auto: false, pausedAt: cmd.now } });
-  if (cmd.active === true && !state.active) events.push({ type: 'WebhookResumed', data: { ...ids, resumedAt: cmd.now } });
+  // `active: true` resets the failure count even on a subscription still active (DESIGN.md: true resumes and
+  // resets consecutive_failures): a caller who fixed the receiver before the automatic pause restarts the count.
+  if (cmd.active === true) events.push({ type: 'WebhookResumed', data: { ...ids, resumedAt: cmd.now } });
   return { events, result: { webhookId: cmd.webhookId } };
 }
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { decryptSecret } from '../../src/webhooks/signature.ts';
-import { ALL_TYPES, subscribe } from './support/hooks.ts';
+import { ALL_TYPES, eventually, subscribe } from './support/hooks.ts';
 
 const test = suite<{ server: TestServer }>('Webhooks: subscriptions API');
 test.before(async (ctx) => { ctx.server = await startTestServer(); });
@@ -70,6 +70,22 @@ test('PATCH changes fields, pauses and resumes; an empty or unknown body is refu
   assert.equal(types, ['WebhookCreated', 'WebhookUpdated', 'WebhookPaused', 'WebhookResumed']);
   assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: {} })).body.error.code, 'validation_error');
   assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { secret: 'x' } })).body.error.code, 'invalid_json');
+});
+
+test('active true resets consecutive_failures also on a subscription still active (failing, below the automatic pause)', async ({ server }) => {
+  const org = await server.newOrganization();
+  const hook = await subscribe(server, org, HOOK);
+  await server.request('POST', `/webhooks/${hook.id}/test`, { key: org.key });
+  const failing = await eventually('failed attempts', async () => {
+    const w = (await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body;
+    return w.consecutive_failures >= 2 && w;
+  });
+  assert.is(failing.active, true);
+  const resumed = await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { active: true } });
+  assert.is(resumed.status, 200);
+  assert.is(resumed.body.active, true);
+  // The ping keeps failing (nothing listens there), so an attempt may land right after the reset.
+  assert.ok(resumed.body.consecutive_failures < failing.consecutive_failures, `${resumed.body.consecutive_failures} after the reset`);
 });
 
 test('DELETE answers 204 with no body; afterwards the webhook is 404 everywhere and frees its place', async ({ server }) => {
