@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { decryptSecret } from '../../src/webhooks/signature.ts';
-import { ALL_TYPES, eventually, subscribe } from './support/hooks.ts';
+import { ALL_TYPES, subscribe } from './support/hooks.ts';
+import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer }>('Webhooks: subscriptions API');
 test.before(async (ctx) => { ctx.server = await startTestServer(); });
