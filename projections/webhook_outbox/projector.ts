@@ -1,5 +1,6 @@
 // Webhook fan-out: for each domain event a webhook carries, one queued push per subscription of that
-// organisation that was active and subscribed to its type at that point of the stream.
+// organisation that was subscribed to its type at that point of the stream. A paused subscription's pushes
+// are queued too and wait: the sender claims none of them until it is resumed ("deliveries paused").
 //
 // Exactly once: the queue rows commit in the same transaction as this projector's checkpoint, and the
 // delivery id is derived from (subscription, event), so a batch applied again cannot add a row. The queue
@@ -34,7 +35,7 @@ async function queuePushes(tx: Client, pushes: Push[]): Promise<void> {
     `INSERT INTO public.webhook_queue (id, organization_id, webhook_id, event_type, event_id, payload, created_at, due_at)
      SELECT md5(s.id || '/' || p.event_id)::uuid::text, s.organization_id, s.id, p.type, p.event_id, p.payload, p.created_at, now()
      FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[]) WITH ORDINALITY AS p(organization_id, type, event_id, payload, created_at, ord)
-     JOIN webhook_subscriptions s ON s.organization_id = p.organization_id AND s.active AND p.type = ANY(s.events)
+     JOIN webhook_subscriptions s ON s.organization_id = p.organization_id AND p.type = ANY(s.events)
      ORDER BY p.ord, s.id
      ON CONFLICT (id) DO NOTHING`,
     [pushes.map((p) => p.organizationId), pushes.map((p) => p.type), pushes.map((p) => p.eventId), pushes.map((p) => JSON.stringify(p.data)), pushes.map((p) => p.createdAt)],

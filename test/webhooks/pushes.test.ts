@@ -150,7 +150,7 @@ test('a redirect and a 500, then a 200: three attempts with one X-Service-Delive
   assert.ok(webhook.last_delivery_at);
 });
 
-test('a dead receiver pauses the subscription after WEBHOOK_PAUSE_AFTER failures; resuming sends what is still queued', async ({ server, receiver }) => {
+test('a dead receiver pauses the subscription after WEBHOOK_PAUSE_AFTER failures; events meanwhile wait; resuming sends everything queued', async ({ server, receiver }) => {
   const org = await server.newOrganization();
   script.set('/dead', () => 503);
   const hook = await subscribe(server, org, receiver.url('/dead'));
@@ -165,15 +165,16 @@ test('a dead receiver pauses the subscription after WEBHOOK_PAUSE_AFTER failures
   assert.is(await queued(server, org.organizationId), 1, 'the ping stays queued while paused');
   const later = await newContact(server, org);
   await settled(server);
-  assert.is(await queued(server, org.organizationId), 1, 'events of a paused subscription are not queued');
+  assert.is(await queued(server, org.organizationId), 2, 'an event of a paused subscription is queued and waits');
+  assert.is(pushesTo(receiver.received, '/dead').length, 3, 'and nothing is sent while paused');
   script.set('/dead', () => 200);
   const resumed = await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { active: true } });
   assert.equal([resumed.body.active, resumed.body.consecutive_failures], [true, 0]);
   await drained(server, org.organizationId);
   const pushes = pushesTo(receiver.received, '/dead');
-  assert.is(pushes.length, 4);
-  assert.is(pushes[3].headers['x-service-delivery'], ping.body.delivery_id);
-  assert.not.ok(pushes.some((p) => bodyOf(p).data.contact_id === later));
+  assert.is(pushes.length, 5);
+  assert.ok(pushes.slice(3).some((p) => p.headers['x-service-delivery'] === ping.body.delivery_id), 'the ping goes out on resume');
+  assert.ok(pushes.slice(3).some((p) => bodyOf(p).data.contact_id === later), 'so does the event of the pause');
 });
 
 test('rotate-secret: a delivery still queued is signed with the new secret', async ({ server, receiver }) => {
