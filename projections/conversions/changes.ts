@@ -27,7 +27,8 @@ function changesOf(event: DeliveryEvent): Change[] {
     }
     case 'DeliveriesAccepted': {
       const at = event.data.acceptedAt;
-      return event.data.deliveries.map((d) => ({ ...none, id: d.deliveryId, eventId: d.eventId, status: 'accepted', attempts: d.attempts, acceptedAt: at, updatedAt: at }));
+      // Accepted means no error: the retries' last_error goes ('Last error, empty when none').
+      return event.data.deliveries.map((d) => ({ ...none, id: d.deliveryId, eventId: d.eventId, status: 'accepted', attempts: d.attempts, lastError: '', acceptedAt: at, updatedAt: at }));
     }
     case 'DeliveryRetryScheduled': {
       const d = event.data;

@@ -57,13 +57,19 @@ test('a refused delivery fails with the platform\'s message in last_error, after
   assert.is(failed!.metadata.organizationId, s.organizationId);
 });
 
-test('a flaky dataset fails twice, then the delivery is accepted on attempt 3', async ({ server, sandbox }) => {
+test('a flaky dataset fails twice, then the delivery is accepted on attempt 3 with last_error empty again', async ({ server, sandbox }) => {
   sandbox.setDatasetBehaviour('1003', { mode: 'flaky', failures: 2 });
   const s = await setupConversions(server, { targets: [{ datasetId: '1003', mode: 'live' }] });
   const res = await post(server, s.key, { source: s.sourceId, external_id: 'f-1', email: 'a@b.pl' });
   const [delivery] = await waitForDeliveries(server, s.key, [res.body.event_id]);
   assert.is(delivery.status, 'accepted');
   assert.is(delivery.attempts, 3);
+  // The spec: last_error is 'Last error, empty when none'; an accepted delivery has none (as a finished job's error
+  // and a webhook's last_error after a success), whatever its earlier attempts met.
+  assert.is(delivery.last_error, '');
+  assert.is(delivery.next_attempt_at, null);
+  const listed = await server.request('GET', `/deliveries?event=${res.body.event_id}`, { key: s.key });
+  assert.is(listed.body.data[0].last_error, '');
   assert.is(sandbox.received('1003').requests, 3);
   const types = (await server.services.store.readAll({ types: ['DeliveryRetryScheduled'] })).filter((e) => (e.data as any).deliveryId === delivery.id);
   assert.is(types.length, 2);
