@@ -194,4 +194,55 @@ test('ops leads import reads the JSON export and the Ads Manager CSV; importing 
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import: the Ads Manager download (UTF-16, tabs, p: before the phone) gives the person an E.164 phone', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const file = path.join(dir, 'export.csv');
+  // Ads Manager writes p: before phone numbers (as l:, f:, ag: before ids) so spreadsheets keep them text.
+  const text = 'id\tcreated_time\tad_id\tad_name\tadset_id\tadset_name\tcampaign_id\tcampaign_name\tform_id\tform_name\tis_organic\tplatform\tfull_name\tphone_number\n'
+    + 'l:P-1\t2025-05-03T10:00:00+0000\tag:19\tAd 19\tas:18\tSet 18\tc:17\tCamp 17\tf:form-p\tPhone form\tfalse\tig\tOla P\tp:+48600711722\n';
+  fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env });
+  assert.equal(JSON.parse(out.stdout), { read: 1, created: 1, known: 0 });
+  await server.settle();
+  const people = await server.request('GET', '/contacts?campaign=17', { key: org.key });
+  assert.equal(people.body.data.map((c: { name: string; phone: string }) => [c.name, c.phone]), [['Ola P', '+48600711722']]);
+  const byPhone = await server.request('GET', '/contacts?phone=600711722', { key: org.key });
+  assert.equal(byPhone.body.data.map((c: { name: string }) => c.name), ['Ola P']);
+  const lead = await server.request('GET', '/leads?campaign=17', { key: org.key });
+  assert.equal(lead.body.data[0].answers.find((a: { key: string }) => a.key === 'phone_number').values, ['+48600711722']);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('ops leads import refuses a file it cannot take whole (a lead without form_id, an empty file): exit 2, a clear message, nothing imported', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env })
+    .then(() => ({ code: 0, stdout: '', stderr: '' }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const noForm = path.join(dir, 'no-form.csv');
+  fs.writeFileSync(noForm, 'id,created_time,form_id,full_name,email\n'
+    + 'l:NF-1,2025-05-04T10:00:00+0000,f:form-nf,Ewa,nf1@example.com\n'
+    + 'l:NF-2,2025-05-04T11:00:00+0000,,Iza,nf2@example.com\n');
+  const refused = await cli(noForm);
+  assert.is(refused.code, 2);
+  assert.is(refused.stdout, '');
+  assert.match(refused.stderr, /row 3: lead NF-2 without form_id/);
+  const noColumn = path.join(dir, 'no-column.json');
+  fs.writeFileSync(noColumn, JSON.stringify([{ id: 'NF-3', created_time: '2025-05-04T12:00:00+0000', field_data: [{ name: 'email', values: ['nf3@example.com'] }] }]));
+  assert.match((await cli(noColumn)).stderr, /row 1: lead NF-3 without form_id/);
+  const empty = path.join(dir, 'empty.csv');
+  fs.writeFileSync(empty, '');
+  const emptyRefused = await cli(empty);
+  assert.is(emptyRefused.code, 2);
+  assert.match(emptyRefused.stderr, /empty/);
+  await server.settle();
+  for (const id of ['NF-1', 'NF-2', 'NF-3']) {
+    const count = await server.services.pool.query('SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id = $2', [org.organizationId, id]);
+    assert.is(count.rows[0].n, 0, id);
+  }
+  const people = await server.request('GET', '/contacts?email=nf1@example.com', { key: org.key });
+  assert.equal(people.body.data, []);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test.run();
