@@ -52,7 +52,7 @@ async function fillMissing(store: EventStore, f: LeadFacts, contactId: string, s
   for (const kind of ['phone', 'email'] as const) {
     const key = keys[kind];
     if (state[kind] !== '' || key.hash === null) continue;
-    const reserved = await reserveKeys(store, f.organizationId, contactId, [{ kind, hash: key.hash }], f.now);
+    const reserved = await reserveKeys(store, f.organizationId, contactId, [{ kind, hash: key.hash }], f.now, { ownMerged: true });
     if (reserved.heldBy !== null) continue;
     take[kind] = key;
     requests.push(...reserved.requests);
