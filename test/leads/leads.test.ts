@@ -171,6 +171,21 @@ test('answers need leads:answers (absent otherwise); another organisation sees n
   assert.is(people.status, 403);
 });
 
+test('a person a lead makes keeps the contact limits: name cut to 200 characters, an e-mail over 254 stays in the answers only', async ({ server, org }) => {
+  const name = `${'Ł'.repeat(150)}${'😀'.repeat(100)}`;
+  const email = `${'e'.repeat(250)}@example.com`;
+  const received = await importLead(server, org, { id: 'L-LONG-1', name, email, phone: '600900977' });
+  const contact = await server.request('GET', `/contacts/${received.contactId}`, { key: org.key });
+  assert.is(contact.body.name, `${'Ł'.repeat(150)}${'😀'.repeat(50)}`);
+  assert.is(contact.body.email, '');
+  assert.is(contact.body.phone, '+48600900977');
+  const lead = await server.request('GET', `/leads/${received.leadId}`, { key: org.key });
+  assert.equal(lead.body.answers.find((a: { key: string }) => a.key === 'email').values, [email]);
+  // A later PATCH of that card is not refused for a name the card got from its lead.
+  const tagged = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { tags: ['long'] } });
+  assert.is(tagged.status, 200, JSON.stringify(tagged.body));
+});
+
 test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const json = path.join(dir, 'leads.json');
