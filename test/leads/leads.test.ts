@@ -186,6 +186,16 @@ test('a person a lead makes keeps the contact limits: name cut to 200 characters
   assert.is(tagged.status, 200, JSON.stringify(tagged.body));
 });
 
+test('a form named with more than 200 characters still takes its leads: its source is named with the first 200', async ({ server, org }) => {
+  const formName = `${'Ł'.repeat(150)}${'😀'.repeat(100)}`;
+  const received = await importLead(server, org, { id: 'L-LONG-FORM-1', formId: 'form-long-name', formName, email: 'long-form@example.com' });
+  assert.is(received.created, true);
+  const lead = await server.request('GET', `/leads/${received.leadId}`, { key: org.key });
+  assert.is(lead.body.form_name, formName);
+  const sources = await server.services.pool.query('SELECT id, name FROM sources WHERE organization_id = $1 AND platform_form_id = $2', [org.organizationId, 'form-long-name']);
+  assert.equal(sources.rows.map((s) => [s.id, s.name]), [[lead.body.form_id, `${'Ł'.repeat(150)}${'😀'.repeat(50)}`]]);
+});
+
 test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const json = path.join(dir, 'leads.json');
