@@ -80,6 +80,9 @@ test('tags: add and remove in one call, trimmed, 1-50 characters, at most 50 on 
   assert.is(many.body.error.code, 'validation_error');
   const byTag = await server.request('GET', '/contacts?tag=c', { key: org.key });
   assert.ok(byTag.body.data.some((x: { id: string }) => x.id === c.id));
+  // The filter is read as tags are written, trimmed: ' c ' was stored as 'c' and finds it.
+  const spaced = await server.request('GET', '/contacts?tag=%20c%20', { key: org.key });
+  assert.ok(spaced.body.data.some((x: { id: string }) => x.id === c.id));
 });
 
 test('SMS block: every contact with the phone follows, and the do-not-send list keeps in step; a later contact starts blocked', async ({ server, org }) => {
