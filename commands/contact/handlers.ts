@@ -110,7 +110,7 @@ export async function updateContact(services: Services, input: UpdateContactInpu
       const newHash = kind === 'phone' ? changes.phoneHash : changes.emailHash;
       const oldHash = kind === 'phone' ? state.phoneHash : state.emailHash;
       if (newHash === undefined || newHash === oldHash) continue;
-      const reserved = await reserveKeys(services.store, organizationId, contactId, [{ kind, hash: newHash }], now);
+      const reserved = await reserveKeys(services.store, organizationId, contactId, [{ kind, hash: newHash }], now, { ownMerged: true });
       if (reserved.heldBy) return exists(services, reserved.heldBy);
       requests.push(...reserved.requests);
       const released = oldHash ? await releaseKey(services, kind, organizationId, oldHash, contactId, now) : null;

@@ -60,20 +60,27 @@ export async function reservationHolder(store: EventStore, kind: ReservationKind
   return loadAggregate(store, reservationStream(kind, organizationId, hash), reservationAggregate);
 }
 
-/** Reserve the contact's keys: the requests to append, or the contact that holds one of them already. */
+/**
+ * Reserve the contact's keys: the requests to append, or the contact that holds one of them already.
+ * For an existing card (`ownMerged`), a value held by a card merged into it is its own: it takes the
+ * reservation over (a new card has nothing merged into it, so creation skips that read).
+ */
 export async function reserveKeys(
   store: EventStore,
   organizationId: string,
   contactId: string,
   keys: { kind: ReservationKind; hash: string | null }[],
   now: string,
+  options: { ownMerged?: boolean } = {},
 ): Promise<{ requests: AppendRequest[]; heldBy: string | null }> {
   const requests: AppendRequest[] = [];
   for (const { kind, hash } of keys) {
     if (hash === null) continue;
     const { state, revision } = await reservationHolder(store, kind, organizationId, hash);
-    if (state.holder !== null && state.holder !== contactId) return { requests: [], heldBy: state.holder };
     if (state.holder === contactId) continue;
+    if (state.holder !== null && !(options.ownMerged && (await survivorOf(store, state.holder)).contactId === contactId)) {
+      return { requests: [], heldBy: state.holder };
+    }
     requests.push({
       stream: reservationStream(kind, organizationId, hash),
       events: [{ type: 'ContactKeyReserved', data: { organizationId, kind, hash, contactId, reservedAt: now } }],

@@ -6,7 +6,12 @@ import type { PlatformLead } from '../../src/platform/leads.ts';
 import { contactAggregate, contactStream, initialContactState, type ContactEvent, type ContactState } from '../contact/contact.ts';
 import { decideCreateContact, decideUpdateContact } from '../contact/decide.ts';
 import { decideLinkLead } from '../contact/decideStage.ts';
+import { charCount, firstChars } from '../shared/text.ts';
 import { emailKey, phoneIsListed, phoneKey, reserveKeys, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from '../contact/writes.ts';
+
+// The contact limits of POST /contacts hold for the people leads make too.
+const MAX_NAME = 200;
+const MAX_EMAIL = 254;
 
 export interface LeadFacts {
   organizationId: string;
@@ -31,8 +36,9 @@ function leadKeys(lead: PlatformLead, countryCode: string) {
   const email = lead.email ? emailKey(lead.email) : null;
   return {
     phone: phone ?? { value: '', hash: null },
-    // A value without @ is not an e-mail we could match or reach; it stays in the answers only.
-    email: email && email.value.includes('@') ? email : { value: '', hash: null },
+    // A value without @, or longer than any address (254), is not an e-mail we could match or reach; it
+    // stays in the answers only.
+    email: email && email.value.includes('@') && charCount(email.value) <= MAX_EMAIL ? email : { value: '', hash: null },
   };
 }
 
@@ -52,7 +58,7 @@ async function fillMissing(store: EventStore, f: LeadFacts, contactId: string, s
   for (const kind of ['phone', 'email'] as const) {
     const key = keys[kind];
     if (state[kind] !== '' || key.hash === null) continue;
-    const reserved = await reserveKeys(store, f.organizationId, contactId, [{ kind, hash: key.hash }], f.now);
+    const reserved = await reserveKeys(store, f.organizationId, contactId, [{ kind, hash: key.hash }], f.now, { ownMerged: true });
     if (reserved.heldBy !== null) continue;
     take[kind] = key;
     requests.push(...reserved.requests);
@@ -79,7 +85,7 @@ export async function planPerson(store: EventStore, f: LeadFacts): Promise<Perso
   }
   const owner = await takeOwnerTurn(store, f.organizationId, newId);
   const created = decideCreateContact(initialContactState(), {
-    contactId: newId, organizationId: f.organizationId, name: f.lead.fullName ?? '', phone: phone.value, email: email.value,
+    contactId: newId, organizationId: f.organizationId, name: firstChars(f.lead.fullName ?? '', MAX_NAME), phone: phone.value, email: email.value,
     phoneHash: phone.hash, emailHash: email.hash, tags: [], firstSource: f.formName, firstAd: f.lead.ad, ownerId: owner.ownerId,
     smsOptout: await phoneIsListed(store, f.organizationId, phone.hash), now: f.now,
   });

@@ -19,6 +19,11 @@ export function charCount(s: string): number {
   return n;
 }
 
+/** The first `max` characters (code points) of a string: a surrogate pair is never cut in two. */
+export function firstChars(s: string, max: number): string {
+  return s.length <= max ? s : Array.from(s).slice(0, max).join('');
+}
+
 /** A string of `min` to `max` characters; the OpenAPI document shows the same bounds. */
 export function chars(min: number, max: number) {
   const message = min > 0 ? `${min}-${max} characters` : `at most ${max} characters`;

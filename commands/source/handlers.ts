@@ -5,7 +5,8 @@ import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
 import { organizationExists } from '../organization/handlers.ts';
 import { sourceAggregate, sourceStream } from './source.ts';
-import { decideCreateSource, decidePauseSource, decideResumeSource } from './decide.ts';
+import { firstChars } from '../shared/text.ts';
+import { decideCreateSource, decidePauseSource, decideResumeSource, MAX_SOURCE_NAME } from './decide.ts';
 
 export interface SourceInput {
   organizationId: string;
@@ -46,7 +47,8 @@ export async function ensureFormSource(
   if (existing.length) return { sourceId, position: existing[0].position };
   const { events } = decideCreateSource(sourceAggregate.initialState(), {
     sourceId, organizationId: input.organizationId, organizationExists: true, kind: 'form',
-    name: input.formName.trim() || input.platformFormId, csvUrl: null, columns: null,
+    // The platform's form name is not ours to refuse: a longer one names the source by its start.
+    name: firstChars(input.formName.trim() || input.platformFormId, MAX_SOURCE_NAME), csvUrl: null, columns: null,
     platformFormId: input.platformFormId, platformPageId: input.platformPageId, now: now.toISOString(),
   });
   try {

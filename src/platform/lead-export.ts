@@ -135,6 +135,9 @@ function answersOf(fieldData: unknown, labels: Record<string, string>, row: numb
 const CSV_META = new Set(['id', 'created_time', 'ad_id', 'ad_name', 'adset_id', 'adset_name', 'campaign_id', 'campaign_name', 'form_id', 'form_name', 'is_organic', 'platform', 'page_id', 'lead_status', 'inbox_url']);
 // Ads Manager prefixes ids in its CSV: l:123 (lead), ag:123 (ad), as:123 (ad set), c:123 (campaign), f:123 (form).
 const unprefix = (v: string | undefined): string | undefined => v?.trim().replace(/^(?:l|ag|as|c|f|p):/, '');
+// ... and phone numbers (p:+48601234567), so that a spreadsheet keeps them as text.
+const PHONE_KEYS = new Set(['phone_number', 'phone', 'work_phone_number']);
+const csvValue = (key: string, value: string): string => (PHONE_KEYS.has(key) ? value.replace(/^p:/, '') : value);
 
 function delimiterOf(text: string): string {
   const end = text.indexOf('\n');
@@ -143,12 +146,21 @@ function delimiterOf(text: string): string {
   return counts.sort((a, b) => b[1] - a[1])[0][0];
 }
 
+/** A file's lead names its form (the webhook's notice does that for a fetched one): its form source hangs on it. */
+function exportedLead(lead: PlatformLead, row: number): PlatformLead {
+  if (lead.formId === '') throw new LeadExportError(`lead ${lead.platformLeadId} without form_id`, row);
+  return lead;
+}
+
 function parseCsv(text: string): PlatformLead[] {
   const rows = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: true, delimiter: delimiterOf(text), relax_column_count: true }) as Array<Record<string, string>>;
   return rows.map((r, i) => {
     const answers = Object.keys(r)
       .filter((h) => !CSV_META.has(h) && (r[h] ?? '') !== '')
-      .map((h) => ({ key: h.trim().toLowerCase().replace(/\s+/g, '_'), label: labelFor(h), values: [r[h]] }));
+      .map((h) => {
+        const key = h.trim().toLowerCase().replace(/\s+/g, '_');
+        return { key, label: labelFor(h), values: [csvValue(key, r[h])] };
+      });
     const g: GraphLeadObject = {
       ...r,
       id: unprefix(r.id) ?? '',
@@ -160,7 +172,7 @@ function parseCsv(text: string): PlatformLead[] {
       page_id: unprefix(r.page_id) || undefined,
       is_organic: (r.is_organic ?? '').toLowerCase(),
     };
-    return mapLead(g, answers, r.form_name || null, i + 2);
+    return exportedLead(mapLead(g, answers, r.form_name || null, i + 2), i + 2);
   });
 }
 
@@ -176,13 +188,14 @@ function parseJson(text: string): PlatformLead[] {
   return list.map((item, i) => {
     if (item === null || typeof item !== 'object') throw new LeadExportError('not a lead object', i + 1);
     const g = item as GraphLeadObject;
-    return mapLead(g, answersOf(g.field_data, {}, i + 1), g.form_name ?? null, i + 1);
+    return exportedLead(mapLead(g, answersOf(g.field_data, {}, i + 1), g.form_name ?? null, i + 1), i + 1);
   });
 }
 
 /** The platform's lead export, JSON (Graph lead objects plus form_name) or the Ads Manager CSV, as leads.
  *  Throws LeadExportError naming the row for a file it cannot read. */
 export function parseLeadExport(text: string, format: 'json' | 'csv'): PlatformLead[] {
+  if (text.trim() === '') throw new LeadExportError('the file is empty (no header, no leads)', null);
   if (format === 'json') return parseJson(text);
   if (format === 'csv') return parseCsv(text);
   const never: never = format;

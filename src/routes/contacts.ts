@@ -42,7 +42,9 @@ export const listContactsRoute = defineRoute({
   errors: ['invalid_cursor'],
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'contacts', organizationId: caller.organizationId }, services.secrets.cursorKey);
-    const { stage, tag, campaign, adset, ad } = query;
+    const { stage, campaign, adset, ad } = query;
+    // Tags are stored trimmed, so the filter is read the same way.
+    const tag = query.tag?.trim();
     const hashed = hashedFilters(caller, query);
     const found = await listContacts(services.pool, caller.organizationId, page, { stage, tag, campaign, adset, ad, ...hashed });
     return { status: 200, rawBody: jsonListBody(found, page, services.secrets.cursorKey) };

@@ -4,6 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { configureRoundRobin } from '../../commands/owners/handlers.ts';
+import { mergeContacts } from '../../commands/contact/merge.ts';
+import { importLead } from '../leads/support.ts';
 
 const run = promisify(execFile);
 const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Contacts: stage, notes, tags, SMS block, merge, owners');
@@ -78,6 +80,9 @@ test('tags: add and remove in one call, trimmed, 1-50 characters, at most 50 on 
   assert.is(many.body.error.code, 'validation_error');
   const byTag = await server.request('GET', '/contacts?tag=c', { key: org.key });
   assert.ok(byTag.body.data.some((x: { id: string }) => x.id === c.id));
+  // The filter is read as tags are written, trimmed: ' c ' was stored as 'c' and finds it.
+  const spaced = await server.request('GET', '/contacts?tag=%20c%20', { key: org.key });
+  assert.ok(spaced.body.data.some((x: { id: string }) => x.id === c.id));
 });
 
 test('SMS block: every contact with the phone follows, and the do-not-send list keeps in step; a later contact starts blocked', async ({ server, org }) => {
@@ -158,6 +163,35 @@ test('merge (ops contacts merge ID --into ID): the merged card leaves lists and 
   }).catch((error: { code: number; stderr: string }) => error);
   assert.is((bad as { code: number }).code, 2);
   assert.match((bad as { stderr: string }).stderr, /contact_merged/);
+});
+
+test('the survivor of a merge may take the phone and e-mail of the card merged into it (they are its own now, not another person\'s)', async ({ server, org }) => {
+  const merged = await contact(server, org, { email: `absorbed${seq}@example.com` });
+  const survivor = await server.request('POST', '/contacts', { key: org.key, body: { email: `survivor${seq}@example.com` } });
+  await mergeContacts(server.services.store, { fromId: merged.id, intoId: survivor.body.id }, new Date());
+  await server.settle();
+  const took = await server.request('PATCH', `/contacts/${survivor.body.id}`, { key: org.key, body: { phone: merged.phone } });
+  assert.is(took.status, 200, JSON.stringify(took.body));
+  assert.is(took.body.phone, merged.phone);
+  const byPhone = await server.request('GET', `/contacts?phone=${encodeURIComponent(merged.phone)}`, { key: org.key });
+  assert.equal(byPhone.body.data.map((c: { id: string }) => c.id), [survivor.body.id]);
+  const email = await server.request('PATCH', `/contacts/${survivor.body.id}`, { key: org.key, body: { email: `absorbed${seq}@example.com` } });
+  assert.is(email.status, 200, JSON.stringify(email.body));
+  // The value is the survivor's now: giving it up frees it for a new card, as for any other value.
+  await server.request('PATCH', `/contacts/${survivor.body.id}`, { key: org.key, body: { phone: '' } });
+  const fresh = await server.request('POST', '/contacts', { key: org.key, body: { phone: merged.phone } });
+  assert.is(fresh.status, 201, JSON.stringify(fresh.body));
+  // A lead with the phone of a card merged into a person without a phone gives that person the phone.
+  const absorbedAgain = await contact(server, org);
+  const withoutPhone = await server.request('POST', '/contacts', { key: org.key, body: { email: `nophone${seq}@example.com` } });
+  await mergeContacts(server.services.store, { fromId: absorbedAgain.id, intoId: withoutPhone.body.id }, new Date());
+  const lead = await importLead(server, org, { id: `merged-phone-${seq}`, phone: absorbedAgain.phone });
+  assert.is(lead.contactId, withoutPhone.body.id);
+  const filled = await server.request('GET', `/contacts/${withoutPhone.body.id}`, { key: org.key });
+  assert.is(filled.body.phone, absorbedAgain.phone);
+  const other = await contact(server, org);
+  const taken = await server.request('PATCH', `/contacts/${survivor.body.id}`, { key: org.key, body: { phone: other.phone } });
+  assert.equal([taken.status, taken.body.error.code, taken.body.error.details], [409, 'contact_exists', { contact_id: other.id }]);
 });
 
 test('round robin: each new contact gets the next owner in turn; off again means no owner', async ({ server, other }) => {

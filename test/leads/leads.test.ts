@@ -171,6 +171,31 @@ test('answers need leads:answers (absent otherwise); another organisation sees n
   assert.is(people.status, 403);
 });
 
+test('a person a lead makes keeps the contact limits: name cut to 200 characters, an e-mail over 254 stays in the answers only', async ({ server, org }) => {
+  const name = `${'Ł'.repeat(150)}${'😀'.repeat(100)}`;
+  const email = `${'e'.repeat(250)}@example.com`;
+  const received = await importLead(server, org, { id: 'L-LONG-1', name, email, phone: '600900977' });
+  const contact = await server.request('GET', `/contacts/${received.contactId}`, { key: org.key });
+  assert.is(contact.body.name, `${'Ł'.repeat(150)}${'😀'.repeat(50)}`);
+  assert.is(contact.body.email, '');
+  assert.is(contact.body.phone, '+48600900977');
+  const lead = await server.request('GET', `/leads/${received.leadId}`, { key: org.key });
+  assert.equal(lead.body.answers.find((a: { key: string }) => a.key === 'email').values, [email]);
+  // A later PATCH of that card is not refused for a name the card got from its lead.
+  const tagged = await server.request('PATCH', `/contacts/${received.contactId}`, { key: org.key, body: { tags: ['long'] } });
+  assert.is(tagged.status, 200, JSON.stringify(tagged.body));
+});
+
+test('a form named with more than 200 characters still takes its leads: its source is named with the first 200', async ({ server, org }) => {
+  const formName = `${'Ł'.repeat(150)}${'😀'.repeat(100)}`;
+  const received = await importLead(server, org, { id: 'L-LONG-FORM-1', formId: 'form-long-name', formName, email: 'long-form@example.com' });
+  assert.is(received.created, true);
+  const lead = await server.request('GET', `/leads/${received.leadId}`, { key: org.key });
+  assert.is(lead.body.form_name, formName);
+  const sources = await server.services.pool.query('SELECT id, name FROM sources WHERE organization_id = $1 AND platform_form_id = $2', [org.organizationId, 'form-long-name']);
+  assert.equal(sources.rows.map((s) => [s.id, s.name]), [[lead.body.form_id, `${'Ł'.repeat(150)}${'😀'.repeat(50)}`]]);
+});
+
 test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const json = path.join(dir, 'leads.json');
@@ -191,6 +216,57 @@ test('ops leads import reads the JSON export and the Ads Manager CSV; importing 
   assert.equal(people.body.data.map((c: { name: string; first_source: string }) => [c.name, c.first_source]), [['Ola', 'CSV form']]);
   const missing = await cli(path.join(dir, 'nope.json')).catch((error: { code: number; stderr: string }) => error);
   assert.is((missing as { code: number }).code, 2);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('ops leads import: the Ads Manager download (UTF-16, tabs, p: before the phone) gives the person an E.164 phone', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const file = path.join(dir, 'export.csv');
+  // Ads Manager writes p: before phone numbers (as l:, f:, ag: before ids) so spreadsheets keep them text.
+  const text = 'id\tcreated_time\tad_id\tad_name\tadset_id\tadset_name\tcampaign_id\tcampaign_name\tform_id\tform_name\tis_organic\tplatform\tfull_name\tphone_number\n'
+    + 'l:P-1\t2025-05-03T10:00:00+0000\tag:19\tAd 19\tas:18\tSet 18\tc:17\tCamp 17\tf:form-p\tPhone form\tfalse\tig\tOla P\tp:+48600711722\n';
+  fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env });
+  assert.equal(JSON.parse(out.stdout), { read: 1, created: 1, known: 0 });
+  await server.settle();
+  const people = await server.request('GET', '/contacts?campaign=17', { key: org.key });
+  assert.equal(people.body.data.map((c: { name: string; phone: string }) => [c.name, c.phone]), [['Ola P', '+48600711722']]);
+  const byPhone = await server.request('GET', '/contacts?phone=600711722', { key: org.key });
+  assert.equal(byPhone.body.data.map((c: { name: string }) => c.name), ['Ola P']);
+  const lead = await server.request('GET', '/leads?campaign=17', { key: org.key });
+  assert.equal(lead.body.data[0].answers.find((a: { key: string }) => a.key === 'phone_number').values, ['+48600711722']);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('ops leads import refuses a file it cannot take whole (a lead without form_id, an empty file): exit 2, a clear message, nothing imported', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env })
+    .then(() => ({ code: 0, stdout: '', stderr: '' }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const noForm = path.join(dir, 'no-form.csv');
+  fs.writeFileSync(noForm, 'id,created_time,form_id,full_name,email\n'
+    + 'l:NF-1,2025-05-04T10:00:00+0000,f:form-nf,Ewa,nf1@example.com\n'
+    + 'l:NF-2,2025-05-04T11:00:00+0000,,Iza,nf2@example.com\n');
+  const refused = await cli(noForm);
+  assert.is(refused.code, 2);
+  assert.is(refused.stdout, '');
+  assert.match(refused.stderr, /row 3: lead NF-2 without form_id/);
+  const noColumn = path.join(dir, 'no-column.json');
+  fs.writeFileSync(noColumn, JSON.stringify([{ id: 'NF-3', created_time: '2025-05-04T12:00:00+0000', field_data: [{ name: 'email', values: ['nf3@example.com'] }] }]));
+  assert.match((await cli(noColumn)).stderr, /row 1: lead NF-3 without form_id/);
+  const empty = path.join(dir, 'empty.csv');
+  fs.writeFileSync(empty, '');
+  const emptyRefused = await cli(empty);
+  assert.is(emptyRefused.code, 2);
+  assert.match(emptyRefused.stderr, /empty/);
+  await server.settle();
+  for (const id of ['NF-1', 'NF-2', 'NF-3']) {
+    const count = await server.services.pool.query('SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id = $2', [org.organizationId, id]);
+    assert.is(count.rows[0].n, 0, id);
+  }
+  const people = await server.request('GET', '/contacts?email=nf1@example.com', { key: org.key });
+  assert.equal(people.body.data, []);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
