@@ -1,27 +1,13 @@
 // HTTP shapes of conversions: the POST /events body and answer, the Event and Delivery resources.
 import { z } from 'zod';
 import { chars } from '../shared/text.ts';
+import { isoFromCaller } from '../shared/time.ts';
 
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
 
 /** A time of a resource: ISO 8601 in UTC, documented as date-time like every other resource's. */
 const time = z.iso.datetime();
-
-/**
- * ISO 8601 as integrators' libraries write it, in the one form the date-time check reads: an offset without
- * its colon (+0200, as PHP's DATE_ISO8601 and the platform write it) or without minutes (+02), a time
- * without seconds, a space or a lower-case t/z. A time without any zone stays as it is, so it is refused:
- * the hour it means is unknown.
- */
-export function isoFromCaller(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/.exec(value.trim());
-  if (!m) return value;
-  const [, day, minutes, seconds = ':00', zone] = m;
-  const offset = /^[Zz]$/.test(zone) ? 'Z' : zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
-  return `${day}T${minutes}${seconds}${offset}`;
-}
 
 const opt = (max: number, what: string) => z.string().max(max).optional().describe(what);
 

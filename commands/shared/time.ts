@@ -26,3 +26,18 @@ export function offsetFromQuery(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   return value.trim().replace(/[ +](\d{2}):?(\d{2})$/, '+$1:$2');
 }
+
+/**
+ * ISO 8601 as integrators' libraries write it, in the one form the date-time check reads: an offset without
+ * its colon (+0200, as PHP's DATE_ISO8601 and the platform write it) or without minutes (+02), a time
+ * without seconds, a space or a lower-case t/z. A time without any zone stays as it is, so it is refused:
+ * the hour it means is unknown.
+ */
+export function isoFromCaller(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/.exec(value.trim());
+  if (!m) return value;
+  const [, day, minutes, seconds = ':00', zone] = m;
+  const offset = /^[Zz]$/.test(zone) ? 'Z' : zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  return `${day}T${minutes}${seconds}${offset}`;
+}
