@@ -50,17 +50,15 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'q
 }
 
 /**
- * The body of a POST that takes none (webhook test and rotate-secret): nothing, or an empty object. Any
- * field in it is unknown, so 400 invalid_json as on every other POST, never silently ignored.
+ * What a route that declares no body or no query takes: nothing, or an empty object. Any field in it is
+ * unknown (a body field 400 invalid_json, as on every other POST; a query parameter validation_error, as on
+ * every other route), never silently ignored.
  */
-const NO_BODY = z.object({}).strict();
-
-/** The query of a route that takes no parameters (the writes): any parameter is unknown, as on every other route. */
-const NO_QUERY = z.object({}).strict();
+const NOTHING = z.object({}).strict();
 
 /**
  * The body parser of a POST that takes no body: a body over the size limit cannot be `{}`, so it is the
- * unknown content NO_BODY refuses (invalid_json), not 413, which the spec keeps off these endpoints.
+ * unknown content NOTHING refuses (invalid_json), not 413, which the spec keeps off these endpoints.
  */
 function noBodyParser(parseBody: RequestHandler): RequestHandler {
   return (req, res, next) => parseBody(req, res, (error?: unknown) => {
@@ -111,9 +109,9 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       const caller = res.locals.caller as Caller;
       requireScope(caller, route.scope);
       const params = parse(route.params, req.params, 'params');
-      const query = parse(route.query ?? NO_QUERY, req.query ?? {}, 'query');
+      const query = parse(route.query ?? NOTHING, req.query ?? {}, 'query');
       const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;
-      if (takesNoBody) parse(NO_BODY, req.body ?? {}, 'body');
+      if (takesNoBody) parse(NOTHING, req.body ?? {}, 'body');
       const result = await route.handler({
         params, query, body, caller, services,
         requestId: res.locals.requestId as string,
