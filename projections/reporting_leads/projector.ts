@@ -11,7 +11,7 @@ import { localDays } from '../reporting_shared/days.ts';
 import { namesOf, saveNames, type NameRow } from '../reporting_shared/names.ts';
 import { FactDeltas, contributions, emptyLead, withEntryStage, withSource, withStageChange, type ReportLead } from './lead-state.ts';
 import { addFacts, copyNewLeads, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
-import { deriveLeadFacts, LeadReplay } from './replay.ts';
+import { LeadReplay } from './replay.ts';
 
 const HANDLES = ['OrganizationCreated', 'LeadReceived', 'LeadFetched', 'ContactLeadLinked', 'ContactStageChanged'] as const;
 type Handled = (typeof HANDLES)[number];
@@ -131,7 +131,7 @@ async function zonesOf(tx: Client, organizations: string[], replay: LeadReplay |
   return replay.zones;
 }
 
-/** With `replay` (a rebuild), the fact differences are not written: deriveLeadFacts() computes the facts once at the end. */
+/** With `replay` (a rebuild), the fact differences are not written: replay.finish() derives the facts once at the end. */
 async function applyBatch(tx: Client, events: RecordedEvent[], replay?: LeadReplay): Promise<void> {
   const keys = new Map(events.flatMap(leadKeys).map((k) => [`${k.organizationId} ${k.leadId}`, k]));
   const organizations = [...new Set(events.map((e) => (e.data as { organizationId: string }).organizationId))];
@@ -159,6 +159,6 @@ export const reportingLeadsProjector: Projector = {
   apply: (tx, events) => applyBatch(tx, events),
   replay: () => {
     const replay = new LeadReplay();
-    return { start: async () => {}, apply: (tx, events) => applyBatch(tx, events, replay), finish: deriveLeadFacts };
+    return { start: (tx) => replay.start(tx), apply: (tx, events) => applyBatch(tx, events, replay), finish: (tx) => replay.finish(tx) };
   },
 };
