@@ -18,6 +18,15 @@ type Handled = (typeof HANDLES)[number];
 
 type OrganizationCreated = Extract<OrganizationEvent, { type: 'OrganizationCreated' }>['data'];
 
+/** The data keys applyBatch() reads, per type (a rebuild reads only these); it reads no metadata. */
+const DATA_KEYS: Record<Handled, readonly string[]> = {
+  OrganizationCreated: ['organizationId', 'timezone'] satisfies (keyof OrganizationCreated)[],
+  LeadReceived: ['organizationId', 'leadId', 'ad', 'submittedAt', 'receivedAt'] satisfies (keyof LeadReceived)[],
+  LeadFetched: ['organizationId', 'leadId', 'ad', 'submittedAt', 'fetchedAt'] satisfies (keyof LeadFetched)[],
+  ContactLeadLinked: ['organizationId', 'leadId', 'stage'] satisfies (keyof ContactLeadLinked)[],
+  ContactStageChanged: ['organizationId', 'leads', 'to', 'valueLeadId', 'value', 'currency'] satisfies (keyof ContactStageChanged)[],
+};
+
 /** (organisation, lead) pairs an event touches. */
 function leadKeys(event: RecordedEvent): { organizationId: string; leadId: string }[] {
   const type = event.type as Handled;
@@ -156,6 +165,7 @@ export const reportingLeadsProjector: Projector = {
   tables: ['report_zones', 'report_leads', 'report_lead_facts', 'report_lead_names'],
   migrations: migrationsIn(import.meta.dirname),
   handles: HANDLES,
+  dataKeys: DATA_KEYS,
   apply: (tx, events) => applyBatch(tx, events),
   replay: () => {
     const replay = new LeadReplay();
