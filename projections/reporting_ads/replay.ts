@@ -6,6 +6,7 @@
 import type { Client } from '../../src/db/pool.ts';
 import { copyFrom, copyLine } from '../../src/db/copy.ts';
 import type { AdSpendSynced } from '../../commands/adaccount/spend.ts';
+import { dropPrimaryKey } from '../reporting_shared/keys.ts';
 import { saveNames } from '../reporting_shared/names.ts';
 import { fold, saveAds, spendChunks } from './spend.ts';
 
@@ -63,17 +64,6 @@ const FINISH_SQL = [
 
 /** Tables whose primary key is dropped for the load and built once after it: cheaper than keeping it row by row. */
 const LOADED = ['report_spend_facts', 'report_spend_levels'];
-
-/** Drops the table's primary key; returns the statement that puts it back as the migrations defined it. */
-async function dropPrimaryKey(db: Client, table: string): Promise<string> {
-  const { rows } = await db.query<{ name: string; definition: string }>(
-    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`,
-    [table],
-  );
-  if (!rows.length) return `SELECT 1`;
-  await db.query(`ALTER TABLE ${table} DROP CONSTRAINT ${rows[0].name}`);
-  return `ALTER TABLE ${table} ADD CONSTRAINT ${rows[0].name} ${rows[0].definition}`;
-}
 
 /** One rebuild's spend: start() once, stage() per replayed batch, finish() once after the last. */
 export class SpendReplay {

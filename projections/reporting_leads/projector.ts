@@ -11,12 +11,21 @@ import { localDays } from '../reporting_shared/days.ts';
 import { namesOf, saveNames, type NameRow } from '../reporting_shared/names.ts';
 import { FactDeltas, contributions, emptyLead, withEntryStage, withSource, withStageChange, type ReportLead } from './lead-state.ts';
 import { addFacts, copyNewLeads, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
-import { deriveLeadFacts, LeadReplay } from './replay.ts';
+import { LeadReplay } from './replay.ts';
 
 const HANDLES = ['OrganizationCreated', 'LeadReceived', 'LeadFetched', 'ContactLeadLinked', 'ContactStageChanged'] as const;
 type Handled = (typeof HANDLES)[number];
 
 type OrganizationCreated = Extract<OrganizationEvent, { type: 'OrganizationCreated' }>['data'];
+
+/** The data keys applyBatch() reads, per type (a rebuild reads only these); it reads no metadata. */
+const DATA_KEYS: Record<Handled, readonly string[]> = {
+  OrganizationCreated: ['organizationId', 'timezone'] satisfies (keyof OrganizationCreated)[],
+  LeadReceived: ['organizationId', 'leadId', 'ad', 'submittedAt', 'receivedAt'] satisfies (keyof LeadReceived)[],
+  LeadFetched: ['organizationId', 'leadId', 'ad', 'submittedAt', 'fetchedAt'] satisfies (keyof LeadFetched)[],
+  ContactLeadLinked: ['organizationId', 'leadId', 'stage'] satisfies (keyof ContactLeadLinked)[],
+  ContactStageChanged: ['organizationId', 'leads', 'to', 'valueLeadId', 'value', 'currency'] satisfies (keyof ContactStageChanged)[],
+};
 
 /** (organisation, lead) pairs an event touches. */
 function leadKeys(event: RecordedEvent): { organizationId: string; leadId: string }[] {
@@ -131,7 +140,7 @@ async function zonesOf(tx: Client, organizations: string[], replay: LeadReplay |
   return replay.zones;
 }
 
-/** With `replay` (a rebuild), the fact differences are not written: deriveLeadFacts() computes the facts once at the end. */
+/** With `replay` (a rebuild), the fact differences are not written: replay.finish() derives the facts once at the end. */
 async function applyBatch(tx: Client, events: RecordedEvent[], replay?: LeadReplay): Promise<void> {
   const keys = new Map(events.flatMap(leadKeys).map((k) => [`${k.organizationId} ${k.leadId}`, k]));
   const organizations = [...new Set(events.map((e) => (e.data as { organizationId: string }).organizationId))];
@@ -156,9 +165,10 @@ export const reportingLeadsProjector: Projector = {
   tables: ['report_zones', 'report_leads', 'report_lead_facts', 'report_lead_names'],
   migrations: migrationsIn(import.meta.dirname),
   handles: HANDLES,
+  dataKeys: DATA_KEYS,
   apply: (tx, events) => applyBatch(tx, events),
   replay: () => {
     const replay = new LeadReplay();
-    return { start: async () => {}, apply: (tx, events) => applyBatch(tx, events, replay), finish: deriveLeadFacts };
+    return { start: (tx) => replay.start(tx), apply: (tx, events) => applyBatch(tx, events, replay), finish: (tx) => replay.finish(tx) };
   },
 };

@@ -2,7 +2,8 @@
 // differences), and finish() derives every cohort cell once from the final lead rows: the same sums
 // contributions() gives, per day and then per 7 and 56 days, with a few INSERT ... SELECT instead of
 // three upserted cells per lead and batch.
-import type { Queryable } from '../../src/db/pool.ts';
+import type { Client, Queryable } from '../../src/db/pool.ts';
+import { dropPrimaryKey } from '../reporting_shared/keys.ts';
 import type { NameRow } from '../reporting_shared/names.ts';
 
 /** 2^24 bits (2 MB), 7 hashes: about 1% of false positives at 1.7M leads, more beyond (each one a needless load, never a wrong one). */
@@ -43,9 +44,11 @@ GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
 ${NOT_ZERO}
 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
 
-export async function deriveLeadFacts(db: Queryable): Promise<void> {
+async function deriveLeadFacts(db: Queryable): Promise<void> {
   // The aggregate of every lead fits in memory; for this transaction only.
   await db.query(`SELECT set_config('work_mem', '512MB', true)`);
+  // The primary key put back after the derivation sorts every fact row: in memory, not in runs on disk.
+  await db.query(`SELECT set_config('maintenance_work_mem', '512MB', true)`);
   await db.query(DAYS_SQL);
   // Statistics of the days, or the roll-ups below are planned for an empty table.
   await db.query('ANALYZE report_lead_facts');
@@ -65,6 +68,18 @@ export class LeadReplay {
 
   private a = 0;
   private b = 0;
+  private restoreFactsKey = 'SELECT 1';
+
+  /** The facts are only written by finish(): their primary key is built once after them, not row by row. */
+  async start(db: Client): Promise<void> {
+    this.restoreFactsKey = await dropPrimaryKey(db, 'report_lead_facts');
+  }
+
+  /** Every cohort cell from the final lead rows, then the facts' primary key: the live catch-up after it upserts on it. */
+  async finish(db: Client): Promise<void> {
+    await deriveLeadFacts(db);
+    await db.query(this.restoreFactsKey);
+  }
 
   /** Two FNV-1a style hashes of the key; position i is a + i * b (Kirsch-Mitzenmacher). */
   private hash(key: string): void {

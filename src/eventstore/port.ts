@@ -121,6 +121,13 @@ export interface ReadAllOptions {
    * their data and metadata: a projector reads every position yet parses only what it applies.
    */
   payloadTypes?: readonly string[];
+  /**
+   * Per event type, the only data keys the reader uses: events of a type named come with just those keys
+   * (one the event lacks reads as null) and without metadata; other types come whole. For a replay that
+   * reads much and uses little (a reporting rebuild): less for the store to send and the reader to parse.
+   * A store may ignore it.
+   */
+  dataKeys?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface Subscription {

@@ -107,8 +107,24 @@ interface EventRow {
   stream_revision: string;
   event_type: string;
   data: unknown;
-  metadata: EventMetadata;
+  /** null when read without it (ReadAllOptions.dataKeys). */
+  metadata: EventMetadata | null;
   created_at: string;
+}
+
+/** The metadata of an event read without it (ReadAllOptions.dataKeys). */
+const NO_METADATA: EventMetadata = Object.freeze({ organizationId: null });
+
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * The data column for ReadAllOptions.dataKeys: the keys named, as json built as text (no jsonb to assemble),
+ * for the types named; other types' data whole.
+ */
+function dataColumn(dataKeys: Readonly<Record<string, readonly string[]>>, whole: string): string {
+  const cases = Object.entries(dataKeys).map(([type, keys]) =>
+    `WHEN ${literal(type)} THEN json_build_object(${keys.map((k) => `${literal(k)}, data -> ${literal(k)}`).join(', ')})`);
+  return `CASE event_type ${cases.join(' ')} ELSE (${whole})::json END`;
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
@@ -119,7 +135,7 @@ function toRecorded(row: EventRow): RecordedEvent {
     revision: BigInt(row.stream_revision),
     position: { commit: BigInt(row.tx), prepare: BigInt(row.global_position) },
     data: row.data,
-    metadata: row.metadata,
+    metadata: row.metadata ?? NO_METADATA,
     createdAt: row.created_at,
   };
 }
@@ -179,15 +195,23 @@ export async function readAllOn(db: Queryable, options: ReadAllOptions = {}): Pr
     params.push(options.types);
     typeFilter = `AND event_type = ANY($${params.length})`;
   }
-  let columns = COLUMNS;
+  let data = 'data';
+  let metadata = 'metadata';
   if (options.payloadTypes) {
     params.push(options.payloadTypes);
     const n = params.length;
-    columns = COLUMNS.replace('data, metadata', `CASE WHEN event_type = ANY($${n}) THEN data END AS data,
-      CASE WHEN event_type = ANY($${n}) THEN metadata ELSE '{"organizationId":null}'::jsonb END AS metadata`);
+    data = `CASE WHEN event_type = ANY($${n}) THEN data END`;
+    metadata = `CASE WHEN event_type = ANY($${n}) THEN metadata ELSE '{"organizationId":null}'::jsonb END`;
   }
+  const dataKeys = options.dataKeys && Object.keys(options.dataKeys).length ? options.dataKeys : null;
+  if (dataKeys) {
+    data = dataColumn(dataKeys, data);
+    metadata = `CASE WHEN event_type IN (${Object.keys(dataKeys).map(literal).join(', ')}) THEN NULL ELSE ${metadata} END`;
+  }
+  const columns = COLUMNS.replace('data, metadata', `${data} AS data, ${metadata} AS metadata`);
   const { rows } = await db.query<EventRow>({
-    name: `es_read_all${typeFilter ? '_types' : ''}${options.payloadTypes ? '_payloads' : ''}`,
+    // Statements with dataKeys differ by their keys: not prepared under one name.
+    name: dataKeys ? undefined : `es_read_all${typeFilter ? '_types' : ''}${options.payloadTypes ? '_payloads' : ''}`,
     text: `SELECT ${columns} FROM es_events
      WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${typeFilter}

@@ -12,6 +12,11 @@ export interface Projector {
   migrations: Migration[];
   /** Event types it applies; others only move its checkpoint. */
   handles: readonly string[];
+  /**
+   * Optional: per handled type, every data key apply() and replay() read, when they read no metadata: a
+   * rebuild reads only these (ReadAllOptions.dataKeys), less to send and parse than whole events.
+   */
+  dataKeys?: Readonly<Record<string, readonly string[]>>;
   /** Apply a batch (only handled types, in global order) through the transaction given. */
   apply(tx: Client, events: RecordedEvent[]): Promise<void>;
   /**

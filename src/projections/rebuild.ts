@@ -33,10 +33,10 @@ async function createSideTables(client: Client, projector: Projector, schema: st
 
 /**
  * The store's handled events after a position, filtered by the store: a projector that handles a few
- * types does not read (or parse) the rest.
+ * types does not read (or parse) the rest, nor the data keys it does not use.
  */
 const readHandled = (store: EventStore, projector: Projector, after: Position) =>
-  store.readAll({ after, maxCount: BATCH, types: projector.handles });
+  store.readAll({ after, maxCount: BATCH, types: projector.handles, dataKeys: projector.dataKeys });
 
 /**
  * Where a filtered pass ends: its last handled event, or the head seen before it started when that is
