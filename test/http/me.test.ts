@@ -15,7 +15,8 @@ test('describes the calling key exactly', async ({ server }) => {
   assert.equal(res.body.key.scopes, ['contacts:read', 'events:write']);
   assert.is(res.body.key.expires_at, null);
   assert.is(res.body.rate_limit.per_minute, 120);
-  assert.ok(org.key.startsWith(`csk_${res.body.key.prefix}_`));
+  assert.match(res.body.key.prefix, /^csk_[a-z0-9]{10}$/);
+  assert.ok(org.key.startsWith(`${res.body.key.prefix}_`), 'the prefix is how the key begins');
 });
 
 test('a missing, malformed or unknown key is 401 unauthorized', async ({ server }) => {
