@@ -35,7 +35,8 @@ export async function createApiKey(
 ): Promise<NewApiKey> {
   const keyId = randomUUID();
   const { key, prefix } = newKeyMaterial();
-  const { scopes } = input;
+  // A scope named twice is one scope: the key lists each once.
+  const scopes = [...new Set(input.scopes)];
   const exists = await organizationExists(store, input.organizationId);
   const handled = await handleCommand(store, apiKeyStream(keyId), apiKeyAggregate, (state) =>
     decideCreateApiKey(state, {

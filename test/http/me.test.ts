@@ -19,6 +19,12 @@ test('describes the calling key exactly', async ({ server }) => {
   assert.ok(org.key.startsWith(`${res.body.key.prefix}_`), 'the prefix is how the key begins');
 });
 
+test('a key created with a scope named twice lists it once', async ({ server }) => {
+  const org = await server.newOrganization({ scopes: ['jobs:read', 'webhooks:read', 'jobs:read'] });
+  const res = await server.request('GET', '/me', { key: org.key });
+  assert.equal(res.body.key.scopes, ['jobs:read', 'webhooks:read']);
+});
+
 test('a missing, malformed or unknown key is 401 unauthorized', async ({ server }) => {
   for (const auth of [undefined, 'Bearer nope', 'Bearer csk_abcdefghij_' + 'A'.repeat(43)]) {
     const res = await server.request('GET', '/me', { headers: auth ? { authorization: auth } : {} });

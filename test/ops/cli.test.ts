@@ -39,9 +39,9 @@ test('an unknown option is exit 2 on stderr with nothing on stdout and nothing c
   assert.type(JSON.parse(ok.stdout).id, 'string');
 });
 
-test('key create and key list show the prefix the key begins with', async (ctx) => {
+test('key create and key list show the prefix the key begins with, and each scope once', async (ctx) => {
   const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Keys', '--json'])).stdout).id;
-  const created = await runOps(ctx.db.url, ['key', 'create', '--org', org, '--name', 'ci', '--scopes', 'jobs:read,webhooks:write', '--json']);
+  const created = await runOps(ctx.db.url, ['key', 'create', '--org', org, '--name', 'ci', '--scopes', 'jobs:read,webhooks:write,jobs:read', '--json']);
   assert.is(created.code, 0, created.stderr);
   const key = JSON.parse(created.stdout);
   assert.ok(key.key.startsWith(`${key.prefix}_`), `${key.prefix} begins ${key.key}`);
