@@ -15,9 +15,10 @@ test('create answers 201 with a whsec_ secret once; reads never show it; the sto
   const org = await server.newOrganization();
   const created = await subscribe(server, org, HOOK, ['lead.created', 'contact.created', 'lead.created'], 'CRM');
   assert.match(created.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-  assert.equal(created.events, ['contact.created', 'lead.created']);
+  // Repeats are dropped; the order is the caller's.
+  assert.equal(created.events, ['lead.created', 'contact.created']);
   assert.equal({ ...created, id: undefined, secret: undefined, created_at: undefined, updated_at: undefined }, {
-    id: undefined, url: HOOK, description: 'CRM', events: ['contact.created', 'lead.created'], active: true, last_status: 0, last_error: '',
+    id: undefined, url: HOOK, description: 'CRM', events: ['lead.created', 'contact.created'], active: true, last_status: 0, last_error: '',
     last_delivery_at: null, consecutive_failures: 0, secret: undefined, created_at: undefined, updated_at: undefined,
   });
   const got = await server.request('GET', `/webhooks/${created.id}`, { key: org.key });
@@ -69,6 +70,9 @@ test('PATCH changes fields, pauses and resumes; an empty or unknown body is refu
   assert.is(resumed.body.active, true);
   const types = (await server.services.store.readStream(`webhook-${hook.id}`)).map((e) => e.type);
   assert.equal(types, ['WebhookCreated', 'WebhookUpdated', 'WebhookPaused', 'WebhookResumed']);
+  const reordered = await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { events: ['delivery.failed', 'contact.created', 'delivery.failed'] } });
+  assert.equal(reordered.body.events, ['delivery.failed', 'contact.created']);
+  assert.equal((await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body.events, ['delivery.failed', 'contact.created']);
   assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: {} })).body.error.code, 'validation_error');
   assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { secret: 'x' } })).body.error.code, 'invalid_json');
 });
