@@ -1,5 +1,5 @@
 // `ops key create | list | revoke`: API keys are shown once, stored as a hash.
-import { createApiKey, revokeApiKey } from '../commands/apikey/handlers.ts';
+import { createApiKey, revokeApiKey, shownPrefix } from '../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../commands/shared/scopes.ts';
 import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../commands/shared/time.ts';
 import { listKeys } from '../queries/access.ts';
@@ -37,7 +37,7 @@ export const keyCommands: CommandGroup = {
       await ctx.settle();
       const keys = await listKeys(ctx.services.pool, organizationId);
       const out = keys.map((k) => ({
-        id: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes,
+        id: k.id, name: k.name, prefix: shownPrefix(k.prefix), scopes: k.scopes,
         expires_at: k.expires_at?.toISOString() ?? null, revoked_at: k.revoked_at?.toISOString() ?? null,
         created_at: k.created_at.toISOString(),
       }));

@@ -4,7 +4,6 @@
 import { ApiError } from '../shared/errors.ts';
 import {
   MAX_WEBHOOKS_PER_ORGANIZATION,
-  WEBHOOK_EVENT_TYPES,
   type WebhookEvent,
   type WebhookEventType,
   type WebhookRegistryEvent,
@@ -38,9 +37,8 @@ interface Decision {
   result: { webhookId: string };
 }
 
-/** Subscribed types without repeats, in the order the service lists them. */
-export const normalizedEvents = (events: readonly WebhookEventType[]): WebhookEventType[] =>
-  WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type));
+/** Subscribed types without repeats, in the caller's order: a subscription reads back as it was written. */
+export const normalizedEvents = (events: readonly WebhookEventType[]): WebhookEventType[] => [...new Set(events)];
 
 /** A subscription of the caller's organisation that still exists; anything else is not found. */
 function live(state: WebhookState, cmd: { webhookId: string; organizationId: string }): WebhookState {

@@ -29,13 +29,19 @@ async function writeMark(tx: Client, position: Position): Promise<void> {
   await tx.query('UPDATE public.webhook_outbox_mark SET commit_position = $1, prepare_position = $2 WHERE id', [position.commit.toString(), position.prepare.toString()]);
 }
 
-/** A run of domain events, in order, into one insert joined with the subscriptions as they stand now. */
+/**
+ * A run of domain events, in order, into one insert joined with the subscriptions as they stand now. The
+ * delivery id (X-Service-Delivery) comes from the subscription and the event, so a batch applied twice adds
+ * no row; its MD5 is laid out as a version-5 UUID with the RFC variant, like uuidFromParts' ids.
+ */
 async function queuePushes(tx: Client, pushes: Push[]): Promise<void> {
   await tx.query(
     `INSERT INTO public.webhook_queue (id, organization_id, webhook_id, event_type, event_id, payload, created_at, due_at)
-     SELECT md5(s.id || '/' || p.event_id)::uuid::text, s.organization_id, s.id, p.type, p.event_id, p.payload, p.created_at, now()
+     SELECT overlay(overlay(h.hex PLACING '5' FROM 13) PLACING to_hex(8 | (('x' || substr(h.hex, 17, 1))::bit(4)::int & 3)) FROM 17)::uuid::text,
+       s.organization_id, s.id, p.type, p.event_id, p.payload, p.created_at, now()
      FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[]) WITH ORDINALITY AS p(organization_id, type, event_id, payload, created_at, ord)
      JOIN webhook_subscriptions s ON s.organization_id = p.organization_id AND p.type = ANY(s.events)
+     CROSS JOIN LATERAL (SELECT md5(s.id || '/' || p.event_id) AS hex) h
      ORDER BY p.ord, s.id
      ON CONFLICT (id) DO NOTHING`,
     [pushes.map((p) => p.organizationId), pushes.map((p) => p.type), pushes.map((p) => p.eventId), pushes.map((p) => JSON.stringify(p.data)), pushes.map((p) => p.createdAt)],

@@ -66,20 +66,27 @@ async function touch(tx: Client, d: { organizationId: string; webhookId: string 
   await tx.query(`UPDATE webhooks SET ${set} updated_at = $3 WHERE organization_id = $1 AND id = $2`, [d.organizationId, d.webhookId, at]);
 }
 
-/** The attempt records of a run of attempt events, in stream order, each with its record id. */
-function attemptsOf(events: RecordedEvent[]): { id: string; d: WebhookDeliveryAttempted }[] {
+/** An attempt record with its id and when its outcome was recorded (its event's time). */
+interface AttemptRecord {
+  id: string;
+  d: WebhookDeliveryAttempted;
+  recordedAt: string;
+}
+
+/** The attempt records of a run of attempt events, in stream order. */
+function attemptsOf(events: RecordedEvent[]): AttemptRecord[] {
   return events.flatMap((e) => {
     const event = e as unknown as WebhookAttemptEvent;
-    if (event.type === 'WebhookDeliveryAttempted') return [{ id: e.id, d: event.data }];
+    if (event.type === 'WebhookDeliveryAttempted') return [{ id: e.id, d: event.data, recordedAt: e.createdAt }];
     const { organizationId } = event.data;
-    return event.data.attempts.map(({ id, ...attempt }) => ({ id, d: { ...attempt, organizationId } }));
+    return event.data.attempts.map(({ id, ...attempt }) => ({ id, d: { ...attempt, organizationId }, recordedAt: e.createdAt }));
   });
 }
 
 /** A run of attempts: every record in one insert, then each subscription's last result and failure count. */
 async function applyAttempts(tx: Client, events: RecordedEvent[]): Promise<void> {
   const attempts = attemptsOf(events);
-  const col = <T>(pick: (a: { id: string; d: WebhookDeliveryAttempted }) => T) => attempts.map(pick);
+  const col = <T>(pick: (a: AttemptRecord) => T) => attempts.map(pick);
   await tx.query(
     `INSERT INTO webhook_attempts (organization_id, webhook_id, id, delivery_id, event, attempt, status, success, error, duration_ms, created_at)
      SELECT a.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[], $8::bool[], $9::text[], $10::int[], $11::timestamptz[])
@@ -90,14 +97,17 @@ async function applyAttempts(tx: Client, events: RecordedEvent[]): Promise<void>
     [col((a) => a.d.organizationId), col((a) => a.d.webhookId), col((a) => a.id), col((a) => a.d.deliveryId), col((a) => a.d.event),
       col((a) => a.d.attempt), col((a) => a.d.status), col((a) => a.d.success), col((a) => a.d.error), col((a) => a.d.durationMs), col((a) => a.d.at)],
   );
-  const summaries = summarize(attempts.map((a) => a.d));
+  const summaries = summarize(attempts);
+  // updated_at is when the result was recorded, not when the attempt started (up to the time-out earlier): a
+  // client whose incremental sync began while the attempt ran lists with a later updated_since, and must see it.
   await tx.query(
-    `UPDATE webhooks w SET last_status = s.status, last_error = s.error, last_delivery_at = s.at, updated_at = GREATEST(w.updated_at, s.at),
+    `UPDATE webhooks w SET last_status = s.status, last_error = s.error, last_delivery_at = s.at, updated_at = GREATEST(w.updated_at, s.recorded_at),
        consecutive_failures = CASE WHEN s.reset THEN s.failures ELSE w.consecutive_failures + s.failures END
-     FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::bool[], $7::int[]) AS s(organization_id, id, status, error, at, reset, failures)
+     FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::bool[], $7::int[], $8::timestamptz[])
+       AS s(organization_id, id, status, error, at, reset, failures, recorded_at)
      WHERE w.organization_id = s.organization_id AND w.id = s.id`,
     [summaries.map((s) => s.organizationId), summaries.map((s) => s.webhookId), summaries.map((s) => s.last.status), summaries.map((s) => s.last.error),
-      summaries.map((s) => s.last.at), summaries.map((s) => s.reset), summaries.map((s) => s.failures)],
+      summaries.map((s) => s.last.at), summaries.map((s) => s.reset), summaries.map((s) => s.failures), summaries.map((s) => s.recordedAt)],
   );
 }
 
@@ -105,17 +115,20 @@ interface Summary {
   organizationId: string;
   webhookId: string;
   last: WebhookDeliveryAttempted;
+  /** When the last attempt's outcome was recorded. */
+  recordedAt: string;
   /** A success in the run: the count restarts from the failures after it. */
   reset: boolean;
   failures: number;
 }
 
 /** Per subscription, in stream order: its last attempt and its failures since the last success. */
-export function summarize(attempts: WebhookDeliveryAttempted[]): Summary[] {
+export function summarize(attempts: AttemptRecord[]): Summary[] {
   const by = new Map<string, Summary>();
-  for (const a of attempts) {
-    const s = by.get(a.webhookId) ?? { organizationId: a.organizationId, webhookId: a.webhookId, last: a, reset: false, failures: 0 };
+  for (const { d: a, recordedAt } of attempts) {
+    const s = by.get(a.webhookId) ?? { organizationId: a.organizationId, webhookId: a.webhookId, last: a, recordedAt, reset: false, failures: 0 };
     s.last = a;
+    s.recordedAt = recordedAt;
     if (a.success) {
       s.reset = true;
       s.failures = 0;

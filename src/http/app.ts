@@ -50,7 +50,8 @@ function requestContext(services: Services) {
 }
 
 function v1Router(services: Services, routes: readonly RouteDef[]): express.Router {
-  const v1 = express.Router();
+  // Case-sensitive like the app: /v1/ME is no route, as /V1/me is no /v1 path (see createApp).
+  const v1 = express.Router({ caseSensitive: true });
   // Express would answer OPTIONS itself (text, with Allow); this API has no CORS and no OPTIONS.
   v1.use((req, _res, next) => next(req.method === 'OPTIONS' ? 'router' : undefined));
   const document = buildOpenApi(routes);
@@ -70,6 +71,9 @@ export function createApp(services: Services, state: AppState, extras: AppExtras
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  // Paths are case-sensitive, as the key check reads them (gate.ts): Express's default case-insensitive routing
+  // let /V1/me, which the check takes for a path outside the API, reach a route handler with no caller (a 500).
+  app.set('case sensitive routing', true);
 
   app.use(requestContext(services));
   app.get('/healthz', (_req, res) => {

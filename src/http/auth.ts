@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../commands/shared/errors.ts';
 import { grants, type Scope } from '../../commands/shared/scopes.ts';
-import { KEY_PATTERN, hashKey } from '../../commands/apikey/handlers.ts';
+import { KEY_PATTERN, hashKey, shownPrefix } from '../../commands/apikey/handlers.ts';
 import { findKeyByPrefix, getOrganization, type ApiKeyRow } from '../../queries/access.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Caller } from './route.ts';
@@ -70,7 +70,7 @@ export function makeCaller({ row, organizationName, organization }: KeyRecord): 
     keyId: row.id,
     scopes: row.scopes as Scope[],
     has: (scope) => grants(row.scopes, scope),
-    description: { organizationName, name: row.name, prefix: row.prefix, expiresAt: row.expires_at?.toISOString() ?? null },
+    description: { organizationName, name: row.name, prefix: shownPrefix(row.prefix), expiresAt: row.expires_at?.toISOString() ?? null },
   };
 }
 

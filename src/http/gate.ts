@@ -32,9 +32,9 @@ export function authenticateRequest(keys: KeyCache, services: Pick<Services, 'no
 export function routeNotFound(routes: readonly RouteDef[]) {
   const known = routes.map((r) => ({
     method: r.method.toUpperCase(),
-    pattern: new RegExp(`^/v1${r.path.replace(/:\w+/g, '[^/]+')}/?$`, 'i'),
+    pattern: new RegExp(`^/v1${r.path.replace(/:\w+/g, '[^/]+')}/?$`),
   }));
-  known.push({ method: 'GET', pattern: /^\/v1\/openapi\.json$/i });
+  known.push({ method: 'GET', pattern: /^\/v1\/openapi\.json$/ });
   return (req: Request, res: Response, next: NextFunction) => {
     const methods = new Set(known.filter((k) => k.pattern.test(req.path)).map((k) => k.method));
     if (methods.has('GET')) methods.add('HEAD');

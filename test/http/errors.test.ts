@@ -65,6 +65,19 @@ test('a wrong method on a known path is 404 route_not_found with Allow', async (
   assert.is(unknown.headers.get('allow'), null);
 });
 
+test('paths are case-sensitive: /V1/me or /v1/ME is 404 route_not_found, with a key or without, never a 500 past the key check', async (ctx) => {
+  for (const path of ['/V1/me', '/V1/webhooks', '/V1/jobs/1', '/v1/ME', '/v1/Webhooks']) {
+    for (const key of [ctx.org.key, undefined]) {
+      const res = await fetch(`${ctx.server.origin}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+      const body = await res.json();
+      // Without a key, a path under /v1 is 401 first (as every /v1 path is); any other answer is 404.
+      const expected = !key && path.startsWith('/v1/') ? [401, 'unauthorized'] : [404, 'route_not_found'];
+      assert.equal([res.status, body.error.code], expected, `${path} ${key ? 'with' : 'without'} a key`);
+      assert.is(res.headers.get('allow'), null, path);
+    }
+  }
+});
+
 test('a body over 64 KB is 413 payload_too_large, refused before it is parsed', async (ctx) => {
   const body = JSON.stringify({ name: 'x'.repeat(65 * 1024) });
   const res = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body });

@@ -15,7 +15,14 @@ test('describes the calling key exactly', async ({ server }) => {
   assert.equal(res.body.key.scopes, ['contacts:read', 'events:write']);
   assert.is(res.body.key.expires_at, null);
   assert.is(res.body.rate_limit.per_minute, 120);
-  assert.ok(org.key.startsWith(`csk_${res.body.key.prefix}_`));
+  assert.match(res.body.key.prefix, /^csk_[a-z0-9]{10}$/);
+  assert.ok(org.key.startsWith(`${res.body.key.prefix}_`), 'the prefix is how the key begins');
+});
+
+test('a key created with a scope named twice lists it once', async ({ server }) => {
+  const org = await server.newOrganization({ scopes: ['jobs:read', 'webhooks:read', 'jobs:read'] });
+  const res = await server.request('GET', '/me', { key: org.key });
+  assert.equal(res.body.key.scopes, ['jobs:read', 'webhooks:read']);
 });
 
 test('a missing, malformed or unknown key is 401 unauthorized', async ({ server }) => {

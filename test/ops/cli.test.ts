@@ -39,4 +39,15 @@ test('an unknown option is exit 2 on stderr with nothing on stdout and nothing c
   assert.type(JSON.parse(ok.stdout).id, 'string');
 });
 
+test('key create and key list show the prefix the key begins with, and each scope once', async (ctx) => {
+  const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Keys', '--json'])).stdout).id;
+  const created = await runOps(ctx.db.url, ['key', 'create', '--org', org, '--name', 'ci', '--scopes', 'jobs:read,webhooks:write,jobs:read', '--json']);
+  assert.is(created.code, 0, created.stderr);
+  const key = JSON.parse(created.stdout);
+  assert.ok(key.key.startsWith(`${key.prefix}_`), `${key.prefix} begins ${key.key}`);
+  assert.equal(key.scopes, ['jobs:read', 'webhooks:write']);
+  const listed = JSON.parse((await runOps(ctx.db.url, ['key', 'list', '--org', org, '--json'])).stdout);
+  assert.equal(listed.map((k: { prefix: string; scopes: string[] }) => [k.prefix, k.scopes]), [[key.prefix, ['jobs:read', 'webhooks:write']]]);
+});
+
 test.run();

@@ -56,6 +56,8 @@ test('each event type reaches the subscriber, signed, with the documented header
     const body = bodyOf(push);
     assert.equal(Object.keys(body), ['id', 'type', 'created_at', 'data']);
     assert.is(push.headers['x-service-delivery'], body.id);
+    // A UUID like every other id of the service (version 5 layout, RFC variant), not just 32 hex digits.
+    assert.match(body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.is(push.headers['x-service-event'], body.type);
     assert.match(push.headers['x-service-timestamp'] as string, /^\d{10}$/);
     assert.match(push.headers['x-service-signature'] as string, /^sha256=[0-9a-f]{64}$/);

@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { decryptSecret } from '../../src/webhooks/signature.ts';
 import { ALL_TYPES, subscribe } from './support/hooks.ts';
 import { eventually } from '../support/eventually.ts';
+import { startReceiver } from './support/receiver.ts';
 
 const test = suite<{ server: TestServer }>('Webhooks: subscriptions API');
 test.before(async (ctx) => { ctx.server = await startTestServer(); });
@@ -15,9 +16,10 @@ test('create answers 201 with a whsec_ secret once; reads never show it; the sto
   const org = await server.newOrganization();
   const created = await subscribe(server, org, HOOK, ['lead.created', 'contact.created', 'lead.created'], 'CRM');
   assert.match(created.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-  assert.equal(created.events, ['contact.created', 'lead.created']);
+  // Repeats are dropped; the order is the caller's.
+  assert.equal(created.events, ['lead.created', 'contact.created']);
   assert.equal({ ...created, id: undefined, secret: undefined, created_at: undefined, updated_at: undefined }, {
-    id: undefined, url: HOOK, description: 'CRM', events: ['contact.created', 'lead.created'], active: true, last_status: 0, last_error: '',
+    id: undefined, url: HOOK, description: 'CRM', events: ['lead.created', 'contact.created'], active: true, last_status: 0, last_error: '',
     last_delivery_at: null, consecutive_failures: 0, secret: undefined, created_at: undefined, updated_at: undefined,
   });
   const got = await server.request('GET', `/webhooks/${created.id}`, { key: org.key });
@@ -69,6 +71,9 @@ test('PATCH changes fields, pauses and resumes; an empty or unknown body is refu
   assert.is(resumed.body.active, true);
   const types = (await server.services.store.readStream(`webhook-${hook.id}`)).map((e) => e.type);
   assert.equal(types, ['WebhookCreated', 'WebhookUpdated', 'WebhookPaused', 'WebhookResumed']);
+  const reordered = await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { events: ['delivery.failed', 'contact.created', 'delivery.failed'] } });
+  assert.equal(reordered.body.events, ['delivery.failed', 'contact.created']);
+  assert.equal((await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body.events, ['delivery.failed', 'contact.created']);
   assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: {} })).body.error.code, 'validation_error');
   assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { secret: 'x' } })).body.error.code, 'invalid_json');
 });
@@ -87,6 +92,26 @@ test('active true resets consecutive_failures also on a subscription still activ
   assert.is(resumed.body.active, true);
   // The ping keeps failing (nothing listens there), so an attempt may land right after the reset.
   assert.ok(resumed.body.consecutive_failures < failing.consecutive_failures, `${resumed.body.consecutive_failures} after the reset`);
+});
+
+test('a slow attempt\'s result is a change at the time it is recorded: updated_at is not its start, so updated_since finds it', async ({ server }) => {
+  const org = await server.newOrganization();
+  const slow = await startReceiver((_push, res) => { setTimeout(() => res.writeHead(204).end(), 1500); });
+  try {
+    const hook = await subscribe(server, org, slow.url());
+    assert.is((await server.request('POST', `/webhooks/${hook.id}/test`, { key: org.key })).status, 202);
+    const attempt = await eventually('the attempt record', async () =>
+      (await server.request('GET', `/webhooks/${hook.id}/deliveries`, { key: org.key })).body.data[0]);
+    const answered = new Date(Date.parse(attempt.created_at) + attempt.duration_ms).toISOString();
+    const got = await server.request('GET', `/webhooks/${hook.id}`, { key: org.key });
+    assert.is(got.body.last_status, 204);
+    assert.ok(got.body.updated_at >= answered, `updated_at ${got.body.updated_at} is before the answer came (${answered})`);
+    // A client that started its sync while the attempt was under way lists with that time and sees the new result.
+    const since = await server.request('GET', `/webhooks?updated_since=${encodeURIComponent(answered)}`, { key: org.key });
+    assert.equal(since.body.data.map((w: { id: string }) => w.id), [hook.id]);
+  } finally {
+    await slow.close();
+  }
 });
 
 test('DELETE answers 204 with no body; afterwards the webhook is 404 everywhere and frees its place', async ({ server }) => {
