@@ -39,4 +39,42 @@ test('an unknown option is exit 2 on stderr with nothing on stdout and nothing c
   assert.type(JSON.parse(ok.stdout).id, 'string');
 });
 
+test('--help shows usage on stdout with exit 0 and does nothing, however much of the command is given', async (ctx) => {
+  const orgs = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
+  const before = await orgs();
+  const all = await runOps(ctx.db.url, ['--help']);
+  assert.is(all.code, 0, all.stderr);
+  assert.match(all.stdout, /^usage: npm run ops -- <command>/);
+  assert.match(all.stdout, /\n {2}key revoke ID\n/);
+  const group = await runOps(ctx.db.url, ['key', '--help']);
+  assert.is(group.code, 0, group.stderr);
+  assert.match(group.stdout, /key create --org ID/);
+  assert.not.match(group.stdout, /org create/);
+  // A complete command with --help is not run: no organisation is created.
+  const create = await runOps(ctx.db.url, ['org', 'create', '--name', 'Helped', '--help']);
+  assert.is(create.code, 0, create.stderr);
+  assert.match(create.stdout, /org create --name N/);
+  assert.is(await orgs(), before);
+  const json = await runOps(ctx.db.url, ['key', 'revoke', 'some-key', '--help', '--json']);
+  assert.is(json.code, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout), { usage: ['key revoke ID'] });
+  // An unknown command stays bad usage.
+  const unknown = await runOps(ctx.db.url, ['orgs', '--help']);
+  assert.is(unknown.code, 2);
+  assert.is(unknown.stdout, '');
+});
+
+test('a database that cannot be reached, or a bad setting, is one line on stderr and exit code 2, not a stack trace', async (ctx) => {
+  for (const [url, env, expected] of [
+    ['postgres://nobody:none@127.0.0.1:1/none', {}, /^cannot open the database \(DATABASE_URL\): connect ECONNREFUSED 127\.0\.0\.1:1\n$/],
+    [ctx.db.url, { DELIVERY_RETRY_SCHEDULE: 'soon' }, /^bad setting: bad schedule entry "soon"/],
+  ] as const) {
+    const res = await runOps(url, ['org', 'create', '--name', 'Nowhere', '--json'], env);
+    assert.is(res.code, 2, res.stderr);
+    assert.is(res.stdout, '');
+    assert.match(res.stderr, expected);
+    assert.is(res.stderr.trim().split('\n').length, 1, res.stderr);
+  }
+});
+
 test.run();
