@@ -5,7 +5,7 @@ import { boot, type Booted } from '../src/boot.ts';
 import { createLogger } from '../src/logger.ts';
 import { ApiError } from '../commands/shared/errors.ts';
 import { MESSAGES } from '../src/http/messages.ts';
-import { CliError, makeSettle, parseCommandLine, unknownOptions, type CommandGroup } from './context.ts';
+import { CliError, makeSettle, parseCommandLine, positionalLimit, unknownOptions, type CommandGroup } from './context.ts';
 import { orgCommands } from './org.ts';
 import { keyCommands } from './keys.ts';
 import { streamCommands } from './streams.ts';
@@ -87,6 +87,11 @@ async function main(): Promise<number> {
   const unknown = unknownOptions(command, options);
   if (unknown.length) {
     process.stderr.write(`unknown option --${unknown[0]} (usage: npm run ops -- ${command.usage})\n`);
+    return 2;
+  }
+  // A word too many is refused like an unknown option: `contacts merge A B --into C` must not merge only A.
+  if (args.length > positionalLimit(command)) {
+    process.stderr.write(`unexpected argument ${args[positionalLimit(command)]} (usage: npm run ops -- ${command.usage})\n`);
     return 2;
   }
   // A bad setting, or a database that cannot be reached or started, is one line too, not a stack trace.

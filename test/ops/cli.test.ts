@@ -77,4 +77,38 @@ test('a database that cannot be reached, or a bad setting, is one line on stderr
   }
 });
 
+test('a positional argument the command does not take is exit 2 and changes nothing', async (ctx) => {
+  const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Extra', '--json'])).stdout).id as string;
+  const key = JSON.parse((await runOps(ctx.db.url, ['key', 'create', '--org', org, '--name', 'k', '--scopes', 'contacts:read', '--json'])).stdout).id as string;
+  const res = await runOps(ctx.db.url, ['key', 'revoke', key, 'another-key', '--json']);
+  assert.is(res.code, 2, res.stdout);
+  assert.is(res.stdout, '');
+  assert.match(res.stderr, /^unexpected argument another-key \(usage: npm run ops -- key revoke ID\)\n$/);
+  const named = await runOps(ctx.db.url, ['org', 'create', 'Acme', '--name', 'Acme', '--json']);
+  assert.is(named.code, 2, named.stdout);
+  const listed = JSON.parse((await runOps(ctx.db.url, ['key', 'list', '--org', org, '--json'])).stdout) as { revoked_at: string | null }[];
+  assert.is(listed[0].revoked_at, null);
+  // The commands that take several words still do.
+  const tagged = await runOps(ctx.db.url, ['creatives', 'tag', '--org', org, 'video:1', 'hook:pain', 'creator:anna', '--json']);
+  assert.is(tagged.code, 0, tagged.stderr);
+  assert.equal([...JSON.parse(tagged.stdout).tags].sort(), ['creator:anna', 'hook:pain']);
+});
+
+test('streams: an unknown stream is not_found and a --limit that is not a positive integer is bad usage, both exit 2', async (ctx) => {
+  const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Streams', '--json'])).stdout).id as string;
+  const read = await runOps(ctx.db.url, ['streams', 'read', `organization-${org}`, '--json']);
+  assert.is(read.code, 0, read.stderr);
+  assert.is(JSON.parse(read.stdout)[0].type, 'OrganizationCreated');
+  const missing = await runOps(ctx.db.url, ['streams', 'read', 'organization-no-such-org', '--json']);
+  assert.is(missing.code, 2, missing.stdout);
+  assert.is(missing.stdout, '');
+  assert.match(missing.stderr, /^not_found: no such stream/);
+  for (const args of [['streams', 'list', '--limit', 'abc'], ['streams', 'read', `organization-${org}`, '--limit', '0'], ['streams', 'tail', '--limit', '-5']]) {
+    const res = await runOps(ctx.db.url, [...args, '--json']);
+    assert.is(res.code, 2, args.join(' '));
+    assert.is(res.stdout, '', args.join(' '));
+    assert.match(res.stderr, /^--limit must be a positive integer/, args.join(' '));
+  }
+});
+
 test.run();
