@@ -1,11 +1,11 @@
 // The operator CLI: `npm run ops -- <group> <action> [arguments] [--json]`. Runs against the same data as
 // the server (DATA_DIR or DATABASE_URL), whether the server is running or not.
-import { loadConfig } from '../src/config.ts';
-import { boot } from '../src/boot.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { boot, type Booted } from '../src/boot.ts';
 import { createLogger } from '../src/logger.ts';
 import { ApiError } from '../commands/shared/errors.ts';
 import { MESSAGES } from '../src/http/messages.ts';
-import { CliError, makeSettle, parseCommandLine, unknownOptions, type CommandGroup } from './context.ts';
+import { CliError, makeSettle, parseCommandLine, positionalLimit, unknownOptions, type CommandGroup } from './context.ts';
 import { orgCommands } from './org.ts';
 import { keyCommands } from './keys.ts';
 import { streamCommands } from './streams.ts';
@@ -40,9 +40,10 @@ const groups: Record<string, CommandGroup> = {
   creatives: creativeCommands,
 };
 
-function usage(): string {
-  const lines = Object.values(groups).flatMap((g) => Object.values(g).map((c) => `  ${c.usage}`));
-  return `usage: npm run ops -- <command> [--json]\n${lines.join('\n')}`;
+const usageLines = (chosen: CommandGroup[]): string[] => chosen.flatMap((g) => Object.values(g).map((c) => c.usage));
+
+function usage(lines = usageLines(Object.values(groups))): string {
+  return `usage: npm run ops -- <command> [--json] [--help]\n${lines.map((l) => `  ${l}`).join('\n')}`;
 }
 
 function describe(error: unknown): string {
@@ -70,7 +71,15 @@ async function main(): Promise<number> {
   }
   const { words, options, json } = parsed;
   const [groupName, action, ...args] = words;
-  const command = groups[groupName ?? '']?.[action ?? ''];
+  const group = groups[groupName ?? ''];
+  const command = group?.[action ?? ''];
+  // `--help` only shows usage (of the command, of its group, or of all) and does nothing: `key revoke ID --help`
+  // must not revoke the key. Asked for, it is no error: stdout, exit code 0.
+  if (options.help === 'true' && (command || (group && action === undefined) || groupName === undefined)) {
+    const lines = command ? [command.usage] : usageLines(group ? [group] : Object.values(groups));
+    out((json ? JSON.stringify({ usage: lines }) : usage(lines)) + '\n');
+    return 0;
+  }
   if (!command) {
     process.stderr.write(`${groupName ? `unknown command: ${words.slice(0, 2).join(' ')}\n` : ''}${usage()}\n`);
     return 2;
@@ -80,8 +89,27 @@ async function main(): Promise<number> {
     process.stderr.write(`unknown option --${unknown[0]} (usage: npm run ops -- ${command.usage})\n`);
     return 2;
   }
-  const config = loadConfig();
-  const booted = await boot(config, { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
+  // A word too many is refused like an unknown option: `contacts merge A B --into C` must not merge only A.
+  if (args.length > positionalLimit(command)) {
+    process.stderr.write(`unexpected argument ${args[positionalLimit(command)]} (usage: npm run ops -- ${command.usage})\n`);
+    return 2;
+  }
+  // A bad setting, or a database that cannot be reached or started, is one line too, not a stack trace.
+  let config: Config;
+  let booted: Booted;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    process.stderr.write(`bad setting: ${(error as Error).message}\n`);
+    return 2;
+  }
+  try {
+    booted = await boot(config, { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
+  } catch (error) {
+    const where = config.databaseUrl ? 'DATABASE_URL' : `the embedded PostgreSQL under ${config.dataDir}`;
+    process.stderr.write(`cannot open the database (${where}): ${(error as Error).message ?? String(error)}\n`);
+    return 2;
+  }
   try {
     const result = await command.run({
       services: booted.services, booted, json, args, options,

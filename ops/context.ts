@@ -65,6 +65,21 @@ export function unknownOptions(command: CommandDef, options: Record<string, stri
   return Object.keys(options).filter((name) => !known.has(name));
 }
 
+/**
+ * How many positional arguments the usage line names after the group and action (`key revoke ID`: 1; a name
+ * ending in `...` takes any number). Read up to the first `[`, `(` or `|`; `--name VALUE` pairs are skipped.
+ */
+export function positionalLimit(command: CommandDef): number {
+  const words = command.usage.split(/\s+/).slice(2);
+  let count = 0;
+  for (let i = 0; i < words.length && !/^[[(|]/.test(words[i]); i++) {
+    if (words[i].startsWith('--')) i++;
+    else if (words[i].endsWith('...')) return Infinity;
+    else count++;
+  }
+  return count;
+}
+
 export function required(ctx: CliContext, name: string): string {
   const value = ctx.options[name];
   if (value === undefined || value === 'true' || value === '') throw new CliError(`missing --${name}`);

@@ -1,6 +1,7 @@
 // `ops streams list | read STREAM | tail [--follow]`: look into the event store.
 import { START, type RecordedEvent } from '../src/eventstore/port.ts';
-import { positional, type CliContext, type CommandGroup } from './context.ts';
+import { ApiError } from '../commands/shared/errors.ts';
+import { CliError, positional, type CliContext, type CommandGroup } from './context.ts';
 
 function show(e: RecordedEvent) {
   return {
@@ -13,7 +14,8 @@ const line = (e: RecordedEvent) => `${e.createdAt}  ${e.stream}@${e.revision}  $
 
 function limitOf(ctx: CliContext, fallback: number): number {
   const n = Number(ctx.options.limit ?? fallback);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`--limit must be a positive integer, got ${ctx.options.limit}`);
+  return n;
 }
 
 export const streamCommands: CommandGroup = {
@@ -32,6 +34,8 @@ export const streamCommands: CommandGroup = {
       const events = await ctx.services.store.readStream(stream, {
         direction: ctx.options.backwards === 'true' ? 'backwards' : 'forwards', maxCount: limitOf(ctx, 1000),
       });
+      // A stream exists once it has an event: an empty read is a name that is not there (a typo), as with an unknown id.
+      if (events.length === 0) throw new ApiError('not_found', { stream }, 'no such stream');
       for (const e of events) ctx.print(line(e));
       return events.map(show);
     },

@@ -50,4 +50,76 @@ test('key create and key list show the prefix the key begins with, and each scop
   assert.equal(listed.map((k: { prefix: string; scopes: string[] }) => [k.prefix, k.scopes]), [[key.prefix, ['jobs:read', 'webhooks:write']]]);
 });
 
+test('--help shows usage on stdout with exit 0 and does nothing, however much of the command is given', async (ctx) => {
+  const orgs = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
+  const before = await orgs();
+  const all = await runOps(ctx.db.url, ['--help']);
+  assert.is(all.code, 0, all.stderr);
+  assert.match(all.stdout, /^usage: npm run ops -- <command>/);
+  assert.match(all.stdout, /\n {2}key revoke ID\n/);
+  const group = await runOps(ctx.db.url, ['key', '--help']);
+  assert.is(group.code, 0, group.stderr);
+  assert.match(group.stdout, /key create --org ID/);
+  assert.not.match(group.stdout, /org create/);
+  // A complete command with --help is not run: no organisation is created.
+  const create = await runOps(ctx.db.url, ['org', 'create', '--name', 'Helped', '--help']);
+  assert.is(create.code, 0, create.stderr);
+  assert.match(create.stdout, /org create --name N/);
+  assert.is(await orgs(), before);
+  const json = await runOps(ctx.db.url, ['key', 'revoke', 'some-key', '--help', '--json']);
+  assert.is(json.code, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout), { usage: ['key revoke ID'] });
+  // An unknown command stays bad usage.
+  const unknown = await runOps(ctx.db.url, ['orgs', '--help']);
+  assert.is(unknown.code, 2);
+  assert.is(unknown.stdout, '');
+});
+
+test('a database that cannot be reached, or a bad setting, is one line on stderr and exit code 2, not a stack trace', async (ctx) => {
+  for (const [url, env, expected] of [
+    ['postgres://nobody:none@127.0.0.1:1/none', {}, /^cannot open the database \(DATABASE_URL\): connect ECONNREFUSED 127\.0\.0\.1:1\n$/],
+    [ctx.db.url, { DELIVERY_RETRY_SCHEDULE: 'soon' }, /^bad setting: bad schedule entry "soon"/],
+  ] as const) {
+    const res = await runOps(url, ['org', 'create', '--name', 'Nowhere', '--json'], env);
+    assert.is(res.code, 2, res.stderr);
+    assert.is(res.stdout, '');
+    assert.match(res.stderr, expected);
+    assert.is(res.stderr.trim().split('\n').length, 1, res.stderr);
+  }
+});
+
+test('a positional argument the command does not take is exit 2 and changes nothing', async (ctx) => {
+  const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Extra', '--json'])).stdout).id as string;
+  const key = JSON.parse((await runOps(ctx.db.url, ['key', 'create', '--org', org, '--name', 'k', '--scopes', 'contacts:read', '--json'])).stdout).id as string;
+  const res = await runOps(ctx.db.url, ['key', 'revoke', key, 'another-key', '--json']);
+  assert.is(res.code, 2, res.stdout);
+  assert.is(res.stdout, '');
+  assert.match(res.stderr, /^unexpected argument another-key \(usage: npm run ops -- key revoke ID\)\n$/);
+  const named = await runOps(ctx.db.url, ['org', 'create', 'Acme', '--name', 'Acme', '--json']);
+  assert.is(named.code, 2, named.stdout);
+  const listed = JSON.parse((await runOps(ctx.db.url, ['key', 'list', '--org', org, '--json'])).stdout) as { revoked_at: string | null }[];
+  assert.is(listed[0].revoked_at, null);
+  // The commands that take several words still do.
+  const tagged = await runOps(ctx.db.url, ['creatives', 'tag', '--org', org, 'video:1', 'hook:pain', 'creator:anna', '--json']);
+  assert.is(tagged.code, 0, tagged.stderr);
+  assert.equal([...JSON.parse(tagged.stdout).tags].sort(), ['creator:anna', 'hook:pain']);
+});
+
+test('streams: an unknown stream is not_found and a --limit that is not a positive integer is bad usage, both exit 2', async (ctx) => {
+  const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Streams', '--json'])).stdout).id as string;
+  const read = await runOps(ctx.db.url, ['streams', 'read', `organization-${org}`, '--json']);
+  assert.is(read.code, 0, read.stderr);
+  assert.is(JSON.parse(read.stdout)[0].type, 'OrganizationCreated');
+  const missing = await runOps(ctx.db.url, ['streams', 'read', 'organization-no-such-org', '--json']);
+  assert.is(missing.code, 2, missing.stdout);
+  assert.is(missing.stdout, '');
+  assert.match(missing.stderr, /^not_found: no such stream/);
+  for (const args of [['streams', 'list', '--limit', 'abc'], ['streams', 'read', `organization-${org}`, '--limit', '0'], ['streams', 'tail', '--limit', '-5']]) {
+    const res = await runOps(ctx.db.url, [...args, '--json']);
+    assert.is(res.code, 2, args.join(' '));
+    assert.is(res.stdout, '', args.join(' '));
+    assert.match(res.stderr, /^--limit must be a positive integer/, args.join(' '));
+  }
+});
+
 test.run();

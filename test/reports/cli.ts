@@ -4,11 +4,12 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-export function runOps(databaseUrl: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `env` adds to the inherited environment (a bad setting, say). */
+export function runOps(databaseUrl: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'ops/cli.ts'), ...args], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
