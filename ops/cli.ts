@@ -1,6 +1,6 @@
 // The operator CLI: `npm run ops -- <group> <action> [arguments] [--json]`. Runs against the same data as
 // the server (DATA_DIR or DATABASE_URL), whether the server is running or not.
-import { loadConfig, type Config } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { boot, type Booted } from '../src/boot.ts';
 import { createLogger } from '../src/logger.ts';
 import { ApiError } from '../commands/shared/errors.ts';
@@ -48,6 +48,7 @@ function usage(lines = usageLines(Object.values(groups))): string {
 
 function describe(error: unknown): string {
   if (error instanceof CliError) return error.message;
+  if (error instanceof ConfigError) return `cannot start: ${error.message}`;
   if (error instanceof ApiError) return `${error.code}: ${error.hint ?? MESSAGES[error.code].en}${error.details ? ' ' + JSON.stringify(error.details) : ''}`;
   return `unexpected error: ${(error as Error).message ?? String(error)}`;
 }
@@ -94,20 +95,11 @@ async function main(): Promise<number> {
     process.stderr.write(`unexpected argument ${args[positionalLimit(command)]} (usage: npm run ops -- ${command.usage})\n`);
     return 2;
   }
-  // A bad setting, or a database that cannot be reached or started, is one line too, not a stack trace.
-  let config: Config;
   let booted: Booted;
   try {
-    config = loadConfig();
+    booted = await boot(loadConfig(), { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
   } catch (error) {
-    process.stderr.write(`bad setting: ${(error as Error).message}\n`);
-    return 2;
-  }
-  try {
-    booted = await boot(config, { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
-  } catch (error) {
-    const where = config.databaseUrl ? 'DATABASE_URL' : `the embedded PostgreSQL under ${config.dataDir}`;
-    process.stderr.write(`cannot open the database (${where}): ${(error as Error).message ?? String(error)}\n`);
+    process.stderr.write(describe(error) + '\n');
     return 2;
   }
   try {

@@ -34,14 +34,18 @@ export interface DueFetch {
 }
 
 /**
- * Due lead fetches of every organisation (a worker queue), locked for the caller's transaction;
- * rows another worker holds are skipped.
+ * Due lead fetches of every organisation (a worker queue), claimed until `until`: their next attempt moves there, in
+ * one statement, so no other worker takes them meanwhile and no transaction stays open while the platform answers.
+ * The recorded outcome sets the row's next attempt again (or removes the row).
  */
-export async function claimDueFetches(db: Queryable, now: Date, limit: number): Promise<DueFetch[]> {
+export async function claimDueFetches(db: Queryable, now: Date, limit: number, until: Date): Promise<DueFetch[]> {
   const { rows } = await db.query<DueFetch>(
-    `SELECT organization_id, lead_id, platform_lead_id, platform_form_id, page_id, attempts FROM lead_fetches
-     WHERE next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    [now, limit],
+    `UPDATE lead_fetches f SET next_attempt_at = $3
+       FROM (SELECT organization_id, lead_id FROM lead_fetches WHERE next_attempt_at <= $1
+             ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
+      WHERE f.organization_id = due.organization_id AND f.lead_id = due.lead_id
+     RETURNING f.organization_id, f.lead_id, f.platform_lead_id, f.platform_form_id, f.page_id, f.attempts`,
+    [now, limit, until],
   );
   return rows;
 }

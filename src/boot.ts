@@ -1,6 +1,6 @@
 // Composition root: database, migrations, event store, projections, process managers.
 // Used by the server (src/main.ts), the operator CLI and the test harness.
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { createPool } from './db/pool.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { migrateAll } from './db/schema.ts';
@@ -26,10 +26,25 @@ export interface Booted {
   shutdown(): Promise<void>;
 }
 
+/** The first contact with a database or event store: a failure says which one and where, never with its password. */
+async function reach<T>(what: string, url: string, attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    const { host, pathname } = new URL(url);
+    throw new ConfigError(`cannot reach ${what} at ${host}${pathname}: ${(error as Error).message}`);
+  }
+}
+
 async function openEventStore(config: Config, pool: Services['pool'], url: string): Promise<EventStore> {
   if (!config.eventstoreUrl) return new PostgresEventStore(pool, url);
   const { EsdbEventStore } = await import('./eventstore/esdb.ts');
-  return new EsdbEventStore(config.eventstoreUrl);
+  const store = new EsdbEventStore(config.eventstoreUrl);
+  await reach('EventStoreDB', config.eventstoreUrl, () => store.readAll({ maxCount: 1 })).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
+  return store;
 }
 
 /** What POST /events writes with its events: the conversion's rows and its queued deliveries. */
@@ -52,6 +67,11 @@ export async function boot(config: Config, options: { log?: Logger; fastEmbedded
   // Each projector's leader keeps one connection for its session lock and batches; requests and process
   // managers share the rest.
   const pool = createPool(url, options.poolSize ?? projectors.length + 24);
+  await reach('the database', url, () => pool.query('SELECT 1')).catch(async (error) => {
+    await pool.end();
+    await embedded?.stop();
+    throw error;
+  });
   await migrateAll(pool);
   const store = await openEventStore(config, pool, url);
   const waiter = new CheckpointWaiter(pool, url);

@@ -44,6 +44,12 @@ export interface JobsConfig {
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/**
+ * A setting the service cannot run with (a bad value, or a database or event store it names that does not answer):
+ * the server and the CLI print its message as one line and exit.
+ */
+export class ConfigError extends Error {}
+
 /** "200ms,5s,1m" -> [200, 5000, 60000] */
 export function parseSchedule(text: string): number[] {
   return text.split(',').map((part) => {
@@ -53,46 +59,109 @@ export function parseSchedule(text: string): number[] {
   });
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = path.resolve(env.DATA_DIR ?? './.data');
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+/**
+ * Reads the environment, checking each value where it is read: a typo must stop the start with the variable's name,
+ * not surface later as NaN in a query or a request to nowhere.
+ */
+class Env {
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  private bad(name: string, expected: string): never {
+    throw new ConfigError(`${name}=${JSON.stringify(this.env[name])} is not valid: expected ${expected}`);
+  }
+
+  text(name: string, fallback: string): string {
+    return this.env[name] ?? fallback;
+  }
+
+  /** Unset or empty: null. */
+  optional(name: string): string | null {
+    return this.env[name] || null;
+  }
+
+  integer(name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+    const text = this.env[name];
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+      this.bad(name, max === Number.MAX_SAFE_INTEGER ? `a whole number, at least ${min}` : `a whole number from ${min} to ${max}`);
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+    const text = this.env[name] ?? fallback;
+    if (!values.includes(text as T)) this.bad(name, values.join(', '));
+    return text as T;
+  }
+
+  schedule(name: string, fallback: string): number[] {
+    try {
+      return parseSchedule(this.env[name] ?? fallback);
+    } catch {
+      return this.bad(name, 'comma-separated delays such as 500ms,5s,1m,2h');
+    }
+  }
+
+  duration(name: string, fallback: string): number {
+    const schedule = this.schedule(name, fallback);
+    if (schedule.length !== 1 || schedule[0] <= 0) this.bad(name, 'one delay such as 500ms, 5s, 1m, 2h');
+    return schedule[0];
+  }
+
+  /** A URL with one of these schemes (unset or empty: null); the value is never echoed, it may hold a password. */
+  url(name: string, schemes: readonly string[]): string | null {
+    const text = this.env[name];
+    if (!text) return null;
+    let scheme: string | null = null;
+    try { scheme = new URL(text).protocol.slice(0, -1); } catch { /* not a URL */ }
+    if (scheme === null || !schemes.includes(scheme)) {
+      throw new ConfigError(`${name} is not valid: expected a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`);
+    }
+    return text;
+  }
+}
+
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  const env = new Env(environment);
   return {
-    databaseUrl: env.DATABASE_URL || null,
-    eventstoreUrl: env.EVENTSTORE_URL || null,
-    port: env.PORT !== undefined ? Number(env.PORT) : 8080,
-    dataDir,
-    platformApiUrl: (env.PLATFORM_API_URL ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
-    platformApiVersion: env.PLATFORM_API_VERSION ?? 'v21.0',
-    platformAppSecret: env.PLATFORM_APP_SECRET ?? '',
-    platformVerifyToken: env.PLATFORM_VERIFY_TOKEN ?? '',
-    platformSending: (env.PLATFORM_SENDING ?? 'on') !== 'off',
-    deliveryRetrySchedule: parseSchedule(env.DELIVERY_RETRY_SCHEDULE ?? '1m,5m,30m,2h,6h,12h,24h'),
-    webhookRetrySchedule: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE ?? '5s,1m,5m,30m,2h,6h,12h,24h'),
-    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
-    webhookPauseAfter: Number(env.WEBHOOK_PAUSE_AFTER ?? 20),
-    webhookTimeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
-    secretKey: env.SECRET_KEY || null,
-    logLevel: (env.LOG_LEVEL as Config['logLevel']) ?? 'info',
-    workers: env.WORKERS !== 'off',
+    databaseUrl: env.url('DATABASE_URL', ['postgres', 'postgresql']),
+    eventstoreUrl: env.url('EVENTSTORE_URL', ['esdb', 'esdb+discover']),
+    port: env.integer('PORT', 8080, 0, 65535),
+    dataDir: path.resolve(env.text('DATA_DIR', './.data')),
+    platformApiUrl: (env.url('PLATFORM_API_URL', ['https', 'http']) ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
+    platformApiVersion: env.text('PLATFORM_API_VERSION', 'v21.0'),
+    platformAppSecret: env.text('PLATFORM_APP_SECRET', ''),
+    platformVerifyToken: env.text('PLATFORM_VERIFY_TOKEN', ''),
+    platformSending: env.oneOf('PLATFORM_SENDING', ['on', 'off'], 'on') === 'on',
+    deliveryRetrySchedule: env.schedule('DELIVERY_RETRY_SCHEDULE', '1m,5m,30m,2h,6h,12h,24h'),
+    webhookRetrySchedule: env.schedule('WEBHOOK_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,6h,12h,24h'),
+    webhookAllowPrivate: env.text('WEBHOOK_ALLOW_PRIVATE', '') === '1',
+    webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
+    webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000),
+    secretKey: env.optional('SECRET_KEY'),
+    logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    workers: env.text('WORKERS', 'on') !== 'off',
     jobs: loadJobsConfig(env),
   };
 }
 
-const duration = (text: string): number => parseSchedule(text)[0];
-
-function loadJobsConfig(env: NodeJS.ProcessEnv): JobsConfig {
+function loadJobsConfig(env: Env): JobsConfig {
   return {
-    concurrency: Number(env.JOB_CONCURRENCY ?? 4),
-    leaseMs: duration(env.JOB_LEASE ?? '2m'),
-    retrySchedule: parseSchedule(env.JOB_RETRY_SCHEDULE ?? '30s,2m,10m'),
-    maxAttempts: Number(env.JOB_MAX_ATTEMPTS ?? 4),
-    pollMs: duration(env.JOB_POLL ?? '1s'),
-    progressEveryMs: duration(env.JOB_PROGRESS_EVERY ?? '1s'),
-    schedulerTickMs: duration(env.JOB_SCHEDULER_TICK ?? '10s'),
-    spendEveryMs: duration(env.JOB_SPEND_EVERY ?? '6h'),
-    leadsEveryMs: duration(env.JOB_LEADS_EVERY ?? '1h'),
-    sheetsEveryMs: duration(env.JOB_SHEETS_EVERY ?? '15m'),
-    spendWindowDays: Number(env.JOB_SPEND_WINDOW_DAYS ?? 7),
-    spendBackfillDays: Number(env.JOB_SPEND_BACKFILL_DAYS ?? 90),
-    leadsBackfillDays: Number(env.JOB_LEADS_BACKFILL_DAYS ?? 90),
+    concurrency: env.integer('JOB_CONCURRENCY', 4, 0),
+    leaseMs: env.duration('JOB_LEASE', '2m'),
+    retrySchedule: env.schedule('JOB_RETRY_SCHEDULE', '30s,2m,10m'),
+    maxAttempts: env.integer('JOB_MAX_ATTEMPTS', 4),
+    pollMs: env.duration('JOB_POLL', '1s'),
+    progressEveryMs: env.duration('JOB_PROGRESS_EVERY', '1s'),
+    schedulerTickMs: env.duration('JOB_SCHEDULER_TICK', '10s'),
+    spendEveryMs: env.duration('JOB_SPEND_EVERY', '6h'),
+    leadsEveryMs: env.duration('JOB_LEADS_EVERY', '1h'),
+    sheetsEveryMs: env.duration('JOB_SHEETS_EVERY', '15m'),
+    spendWindowDays: env.integer('JOB_SPEND_WINDOW_DAYS', 7),
+    spendBackfillDays: env.integer('JOB_SPEND_BACKFILL_DAYS', 90),
+    leadsBackfillDays: env.integer('JOB_LEADS_BACKFILL_DAYS', 90),
   };
 }

@@ -1,24 +1,52 @@
 // `npm start`: the embedded PostgreSQL (or DATABASE_URL), migrations, the API and the workers in one process.
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config.ts';
-import { boot } from './boot.ts';
+import { boot, type Booted } from './boot.ts';
 import { closeApp, createApp, type AppState } from './http/app.ts';
 import { createHttpServer } from './http/server.ts';
 
-const config = loadConfig();
-const state: AppState = { ready: false };
-const booted = await boot(config);
-const { log } = booted.services;
-if (config.workers) await booted.startWorkers();
-else await booted.services.waiter.listen();
-if (config.webhookAllowPrivate) log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');
+/** Resolves once the server listens; a port in use (or not allowed) rejects instead of throwing from an event. */
+function listen(server: http.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => { server.off('error', reject); resolve(); });
+  });
+}
 
-const app = createApp(booted.services, state);
-const server = createHttpServer(app);
-server.listen(config.port, () => {
-  state.ready = true;
-  const { port } = server.address() as import('node:net').AddressInfo;
-  log.info('service ready', { url: `http://localhost:${port}/v1`, health: `http://localhost:${port}/healthz`, dataDir: config.databaseUrl ? null : config.dataDir });
-});
+function startProblem(error: unknown, port: number | undefined): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `port ${port} is in use (PORT): another process listens on it`;
+  if (code === 'EACCES') return `port ${port} is not allowed for this user (PORT)`;
+  return (error as Error).message ?? String(error);
+}
+
+const state: AppState = { ready: false };
+let booted: Booted | null = null;
+let port: number | undefined;
+let server: http.Server;
+let app: ReturnType<typeof createApp>;
+// A bad setting, an unreachable database or a port in use: one line saying so and exit code 1, no stack trace.
+// Workers already started are stopped in order first (they may hold claims).
+try {
+  const config = loadConfig();
+  port = config.port;
+  booted = await boot(config);
+  if (config.workers) await booted.startWorkers();
+  else await booted.services.waiter.listen();
+  if (config.webhookAllowPrivate) booted.services.log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');
+  app = createApp(booted.services, state);
+  server = createHttpServer(app);
+  await listen(server, config.port);
+} catch (error) {
+  process.stderr.write(`cannot start: ${startProblem(error, port)}\n`);
+  await booted?.shutdown().catch(() => {});
+  process.exit(1);
+}
+const { log, config } = booted.services;
+const { port: listening } = server.address() as AddressInfo;
+state.ready = true;
+log.info('service ready', { url: `http://localhost:${listening}/v1`, health: `http://localhost:${listening}/healthz`, dataDir: config.databaseUrl ? null : config.dataDir });
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {
@@ -29,7 +57,7 @@ async function stop(signal: string): Promise<void> {
   server.close();
   server.closeAllConnections();
   await closeApp(app);
-  await booted.shutdown();
+  await booted!.shutdown();
   log.info('stopped');
   process.exit(0);
 }

@@ -1,10 +1,9 @@
 // Lead fetch: leads the leadgen webhook named are fetched from the platform with their page's token.
-// Due rows of lead_fetches (fed by LeadReceived pending) are claimed with FOR UPDATE SKIP LOCKED, so
-// several workers can run; every outcome is an event (LeadFetched, LeadFetchRetryScheduled,
+// Due rows of lead_fetches (fed by LeadReceived pending) are claimed for CLAIM_MS (their next attempt moves on), so
+// several workers can run and a worker that dies leaves its claims to come due again; every outcome is an event (LeadFetched, LeadFetchRetryScheduled,
 // LeadFetchFailed) and the row follows it. Retries use DELIVERY_RETRY_SCHEDULE; the reason is kept.
 import type { EventMetadata } from '../eventstore/port.ts';
 import { handleCommand, loadAggregate } from '../eventstore/handle.ts';
-import { withTransaction, type Queryable } from '../db/pool.ts';
 import { open } from '../crypto/secretBox.ts';
 import { fetchLead, type PlatformLead } from '../platform/leads.ts';
 import { graphGet, platformConfigFrom, type PlatformConfig } from '../platform/graph.ts';
@@ -13,10 +12,13 @@ import { completeLead } from '../../commands/lead/intake.ts';
 import { decideFetchAttemptFailed } from '../../commands/lead/decide.ts';
 import { leadAggregate, leadStream } from '../../commands/lead/lead.ts';
 import type { Services } from '../services.ts';
+import { pauseAfter } from './sleepers.ts';
 import type { ProcessManager } from './process.ts';
 
 const POLL_MS = 200;
 const BATCH = 5;
+/** Longer than the platform calls of one fetch can take: the lead and the form's name, each 3 tries of 30 s at most. */
+const CLAIM_MS = 5 * 60_000;
 
 /** The form's name, when the platform tells it; the lead object itself does not carry it. */
 async function formName(cfg: PlatformConfig, formId: string, token: string): Promise<string | null> {
@@ -27,10 +29,10 @@ async function formName(cfg: PlatformConfig, formId: string, token: string): Pro
 
 type Attempt = { kind: 'ok'; lead: PlatformLead } | { kind: 'transient' | 'permanent'; reason: string };
 
-/** The platform call, inside the claim: only the claiming transaction and HTTP, no other connection. */
-async function attempt(services: Services, tx: Queryable, row: DueFetch, cfg: PlatformConfig): Promise<Attempt> {
+/** The platform call of one claimed row. */
+async function attempt(services: Services, row: DueFetch, cfg: PlatformConfig): Promise<Attempt> {
   try {
-    const page = await pageOfOrganization(tx, row.organization_id, row.page_id);
+    const page = await pageOfOrganization(services.pool, row.organization_id, row.page_id);
     if (!page) return { kind: 'permanent', reason: `page ${row.page_id} is not connected to the organisation` };
     const token = open(page.token_ciphertext, services.secrets.encryptionKey);
     const result = await fetchLead(cfg, row.platform_lead_id, token);
@@ -68,15 +70,15 @@ export async function recordAttempt(services: Services, row: DueFetch, outcome: 
 }
 
 /**
- * One pass: claim due rows (FOR UPDATE SKIP LOCKED, so another worker skips them) and call the
- * platform while holding them; then record the outcomes through the store.
+ * One pass: claim due rows, call the platform, then record the outcomes through the store. No transaction is open
+ * while the platform answers: the event store shows events only below the oldest running transaction, so a claim
+ * held open across a platform that hangs (up to its time-outs) stalled every projector.
  */
 export async function fetchDueLeads(services: Services): Promise<number> {
   const cfg = platformConfigFrom(services.config);
-  const attempts = await withTransaction(services.pool, async (tx) => {
-    const rows = await claimDueFetches(tx, services.now(), BATCH);
-    return Promise.all(rows.map(async (row) => ({ row, outcome: await attempt(services, tx, row, cfg) })));
-  });
+  const now = services.now();
+  const rows = await claimDueFetches(services.pool, now, BATCH, new Date(now.getTime() + CLAIM_MS));
+  const attempts = await Promise.all(rows.map(async (row) => ({ row, outcome: await attempt(services, row, cfg) })));
   for (const { row, outcome } of attempts) await recordAttempt(services, row, outcome);
   return attempts.length;
 }
@@ -87,14 +89,17 @@ export const leadFetchProcess: ProcessManager = {
     let stopped = false;
     let timer: NodeJS.Timeout | null = null;
     let running: Promise<void> = Promise.resolve();
+    let failures = 0;
     const pass = async () => {
       try {
         // A full batch means more may be due: go again at once.
         while (!stopped && (await fetchDueLeads(services)) === BATCH);
+        failures = 0;
       } catch (error) {
+        failures++;
         services.log.error('lead fetch pass failed', { error });
       }
-      if (!stopped) timer = setTimeout(() => { running = pass(); }, POLL_MS);
+      if (!stopped) timer = setTimeout(() => { running = pass(); }, pauseAfter(POLL_MS, failures));
     };
     running = pass();
     return {

@@ -22,3 +22,15 @@ export class Sleepers {
     for (const wake of [...this.waiting]) wake();
   }
 }
+
+/** The longest pause of a loop whose work keeps failing (the database is away, say). */
+export const MAX_FAILURE_PAUSE_MS = 5000;
+
+/**
+ * How long an idle or failing loop waits: its usual pause, doubled for each failure in a row up to 5 s, so that an
+ * outage costs a few log lines a second instead of every loop's full rate, and work resumes within 5 s of its end.
+ */
+export function pauseAfter(idleMs: number, failuresInARow: number): number {
+  if (failuresInARow === 0) return idleMs;
+  return Math.max(idleMs, Math.min(idleMs * 2 ** failuresInARow, MAX_FAILURE_PAUSE_MS));
+}

@@ -5,6 +5,8 @@ import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
 import { createSource } from '../../commands/source/handlers.ts';
 import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { finishedJobs } from './support/jobs.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg; sourceId: string }>('Jobs: sheets_sync against the sandbox');
 
@@ -78,6 +80,31 @@ test('a sheet that cannot be found fails without retries; another organisation s
   assert.equal(theirs.body.data, []);
   const foreign = await server.request('GET', `/events?source=${missing.id}`, { key: other.key });
   assert.equal(foreign.body.data ?? [], []);
+});
+
+// A sheet over 20 MB used to be read whole, up to the 30 s time-out, before its size was looked at: an endless or
+// huge answer sat in memory, and one that stalled after its first 20 MB failed as an unexplained time-out, retried.
+test('a sheet larger than 20 MB is refused as soon as 20 MB have come, without waiting for the rest', async ({ server }) => {
+  const org = await server.newOrganization();
+  const row = 'A-1,paid,anna@example.com,,10,PLN,yes,\n';
+  const stalled = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/csv' });
+    res.write('Order,Stage,E-mail,Phone,Value,Currency,Consent,When\n');
+    res.write(row.repeat(Math.ceil((21 * 1024 * 1024) / row.length))); // then nothing more, never the end
+  });
+  await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+  try {
+    const started = Date.now();
+    await createSource(server.services.store, {
+      organizationId: org.organizationId, kind: 'spreadsheet', name: 'Huge', csvUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/huge.csv`,
+    }, new Date());
+    const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1, 15_000);
+    assert.equal([job.status, job.attempts, job.error], ['failed', 1, `the sheet is larger than ${20 * 1024 * 1024} bytes`]);
+    assert.ok(Date.now() - started < 15_000);
+  } finally {
+    stalled.closeAllConnections();
+    stalled.close();
+  }
 });
 
 test.run();

@@ -77,8 +77,8 @@ test('--help shows usage on stdout with exit 0 and does nothing, however much of
 
 test('a database that cannot be reached, or a bad setting, is one line on stderr and exit code 2, not a stack trace', async (ctx) => {
   for (const [url, env, expected] of [
-    ['postgres://nobody:none@127.0.0.1:1/none', {}, /^cannot open the database \(DATABASE_URL\): connect ECONNREFUSED 127\.0\.0\.1:1\n$/],
-    [ctx.db.url, { DELIVERY_RETRY_SCHEDULE: 'soon' }, /^bad setting: bad schedule entry "soon"/],
+    ['postgres://nobody:none@127.0.0.1:1/none', {}, /^cannot start: cannot reach the database at 127\.0\.0\.1:1\/none: connect ECONNREFUSED 127\.0\.0\.1:1\n$/],
+    [ctx.db.url, { DELIVERY_RETRY_SCHEDULE: 'soon' }, /^cannot start: DELIVERY_RETRY_SCHEDULE="soon" is not valid/],
   ] as const) {
     const res = await runOps(url, ['org', 'create', '--name', 'Nowhere', '--json'], env);
     assert.is(res.code, 2, res.stderr);

@@ -13,7 +13,7 @@ import { decideAttempt, decideOutcomes, type DeliveryFacts } from '../../../comm
 import { MAX_AGE_MS } from '../../../commands/conversion/validate.ts';
 import { claimBatch, settleBatch, type QueuedDelivery, type Settlement } from './queue-sql.ts';
 import { recordWith } from '../record.ts';
-import { Sleepers } from '../sleepers.ts';
+import { pauseAfter, Sleepers } from '../sleepers.ts';
 import { sendDispatch, type DispatchOutcome } from './send.ts';
 
 export interface DeliveryWorkerOptions {
@@ -76,14 +76,17 @@ export class DeliveryWorker {
   }
 
   private async loop(): Promise<void> {
+    let failures = 0;
     while (!this.stopped) {
       let sent = 0;
       try {
         sent = await this.runOnce();
+        failures = 0;
       } catch (error) {
+        failures++;
         this.services.log.error('delivery batch failed', { error });
       }
-      if (sent === 0 && !this.stopped) await this.sleepers.sleep(this.options.idlePollMs);
+      if (sent === 0 && !this.stopped) await this.sleepers.sleep(pauseAfter(this.options.idlePollMs, failures));
     }
   }
 

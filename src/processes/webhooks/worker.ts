@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.ts';
 import { createListener, type Listener } from '../../db/listen.ts';
 import { recordWith } from '../record.ts';
-import { Sleepers } from '../sleepers.ts';
+import { pauseAfter, Sleepers } from '../sleepers.ts';
 import { closeSenderAgents, createSenderAgents, type SenderAgents } from '../../webhooks/agents.ts';
 import { sendPush } from '../../webhooks/sender.ts';
 import { decryptSecret } from '../../webhooks/signature.ts';
@@ -99,20 +99,23 @@ export class WebhookSender {
   }
 
   private async loop(): Promise<void> {
+    let failures = 0;
     while (!this.stopped) {
       let taken = 0;
       try {
         taken = await this.runOnce();
+        failures = 0;
       } catch (error) {
+        failures++;
         this.services.log.error('webhook batch failed', { error });
       }
-      if (taken === 0 && !this.stopped) await this.sleep();
+      if (taken === 0 && !this.stopped) await this.sleep(failures);
     }
   }
 
-  private sleep(): Promise<void> {
+  private sleep(failures: number): Promise<void> {
     // Each idle loop polls `loops` times less often, so together they poll once per idlePollMs.
-    return this.sleepers.sleep(this.options.idlePollMs * this.options.loops);
+    return this.sleepers.sleep(pauseAfter(this.options.idlePollMs * this.options.loops, failures));
   }
 
   /** One claim: returns how many pushes it took (0 when nothing was due). */

@@ -38,13 +38,34 @@ async function readSheet(url: string, signal: AbortSignal): Promise<string[][]> 
     throw new JobError(`the sheet could not be read: ${(error as Error).message}`);
   }
   if (!res.ok) throw new JobError(`the sheet answered HTTP ${res.status}`, res.status >= 400 && res.status < 500 && res.status !== 429);
-  const text = await res.text();
-  if (text.length > MAX_BYTES) throw new JobError(`the sheet is larger than ${MAX_BYTES} bytes`, true);
+  let text: string;
+  try {
+    text = await readCapped(res);
+  } catch (error) {
+    if (error instanceof JobError) throw error;
+    throw new JobError(`the sheet could not be read: ${(error as Error).message}`);
+  }
   try {
     return parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
   } catch (error) {
     throw new JobError(`the sheet is not CSV: ${(error as Error).message}`, true);
   }
+}
+
+/**
+ * The body, refused as soon as it passes MAX_BYTES: a huge or endless answer is not held in memory first (the whole
+ * body used to be read, up to the 30 s time-out, before its size was looked at).
+ */
+async function readCapped(res: Response): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Leaving the loop early (the throw) cancels the stream and so the download.
+  for await (const chunk of res.body ?? []) {
+    size += chunk.byteLength;
+    if (size > MAX_BYTES) throw new JobError(`the sheet is larger than ${MAX_BYTES} bytes`, true);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** True when this call made the conversion: its first event carries the causation id given to it. */

@@ -1,0 +1,98 @@
+// Starting with a bad setting, a database or event store that does not answer, or a port in use: one line saying
+// what is wrong ("cannot start: ...", naming the variable) and a non-zero exit, never a stack trace, a hang or a
+// service that starts and then fails on every request (PORT=abc, LOG_LEVEL=verbose and JOB_CONCURRENCY=abc started;
+// the others printed Node's stack trace, a port in use only after the workers had started).
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { freshDatabase, type TestDatabase } from '../support/db.ts';
+
+interface Ctx { db: TestDatabase }
+const test = suite<Ctx>('Startup: a bad configuration is one clear line and a non-zero exit');
+const root = path.join(import.meta.dirname, '..', '..');
+
+test.before(async (ctx) => { ctx.db = await freshDatabase('startup'); });
+test.after(async (ctx) => { await ctx.db.drop(); });
+
+/** Runs `entry` (src/main.ts or the CLI) with the environment given; its exit code and everything it printed. */
+function run(entry: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], {
+    cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, output }); }));
+}
+
+const unreachablePort = async (): Promise<number> => {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+};
+
+function assertOneLine(result: { code: number | null; output: string }, expected: RegExp): void {
+  assert.is(result.code, 1, result.output);
+  const lines = result.output.trim().split('\n');
+  assert.is(lines.length, 1, result.output);
+  assert.match(lines[0], /^cannot start: /);
+  assert.match(lines[0], expected);
+}
+
+test('loadConfig names the variable of every value it cannot use', () => {
+  const bad: Record<string, string> = {
+    PORT: 'abc', LOG_LEVEL: 'verbose', JOB_CONCURRENCY: 'abc', WEBHOOK_TIMEOUT_MS: '10s', WEBHOOK_PAUSE_AFTER: '0',
+    JOB_MAX_ATTEMPTS: '-1', PLATFORM_SENDING: 'maybe', DELIVERY_RETRY_SCHEDULE: '5x', JOB_LEASE: '1m,2m',
+    DATABASE_URL: 'localhost:5432/service', EVENTSTORE_URL: 'http://es:2113', PLATFORM_API_URL: 'graph.facebook.com',
+  };
+  for (const [name, value] of Object.entries(bad)) {
+    try {
+      loadConfig({ [name]: value });
+      assert.unreachable(`${name}=${value} was taken`);
+    } catch (error) {
+      assert.instance(error, ConfigError, `${name}: ${error}`);
+      assert.ok((error as Error).message.startsWith(`${name}`), (error as Error).message);
+    }
+  }
+  // A URL is never echoed: it may hold a password.
+  try { loadConfig({ DATABASE_URL: 'mysql://user:s3cret@db/x' }); } catch (error) { assert.not.match((error as Error).message, /s3cret/); }
+  assert.is(loadConfig({ JOB_CONCURRENCY: '0', PORT: '0' }).jobs.concurrency, 0, 'no jobs in this process is a choice');
+});
+
+test('npm start: a bad value, an unreachable database or event store, a port in use', async (ctx) => {
+  const main = ['src/main.ts'];
+  const closed = await unreachablePort();
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, resolve));
+  const takenPort = (taken.address() as net.AddressInfo).port;
+  try {
+    const [badPort, noDatabase, noEventStore, portInUse] = await Promise.all([
+      run(main, { PORT: 'abc', DATABASE_URL: ctx.db.url }),
+      run(main, { PORT: '0', DATABASE_URL: `postgres://postgres:pw@127.0.0.1:${closed}/service` }),
+      run(main, { PORT: '0', DATABASE_URL: ctx.db.url, EVENTSTORE_URL: `esdb://127.0.0.1:${closed}?tls=false` }),
+      run(main, { PORT: String(takenPort), DATABASE_URL: ctx.db.url }),
+    ]);
+    assertOneLine(badPort, /PORT="abc" is not valid/);
+    assertOneLine(noDatabase, new RegExp(`cannot reach the database at 127\\.0\\.0\\.1:${closed}/service: .*ECONNREFUSED`));
+    assert.not.match(noDatabase.output, /:pw@/);
+    assertOneLine(noEventStore, new RegExp(`cannot reach EventStoreDB at 127\\.0\\.0\\.1:${closed}`));
+    assertOneLine(portInUse, new RegExp(`port ${takenPort} is in use \\(PORT\\)`));
+  } finally {
+    taken.close();
+  }
+});
+
+test('the CLI: the same line, exit code 2', async () => {
+  const closed = await unreachablePort();
+  const result = await run(['ops/cli.ts', 'org', 'create', '--name', 'X', '--json'], { DATABASE_URL: `postgres://postgres:pw@127.0.0.1:${closed}/service` });
+  assert.is(result.code, 2, result.output);
+  assert.match(result.output.trim(), new RegExp(`^cannot start: cannot reach the database at 127\\.0\\.0\\.1:${closed}/service: [^\\n]*$`));
+});
+
+test.run();
