@@ -24,9 +24,13 @@ test.after(async (ctx) => { await ctx.db.drop(); });
 
 interface Started { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
 
-/** The service as `npm start` runs it, once it has logged "service ready". */
-async function start(env: NodeJS.ProcessEnv, ownGroup = false): Promise<Started> {
-  const child = spawn(process.execPath, startArgs, { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
+/**
+ * The service as `npm start` runs it, once it has logged "service ready". `viaNpm`: under `npm start` itself, as a
+ * container or a supervisor runs it, so a signal goes to npm, which relays it to its child.
+ */
+async function start(env: NodeJS.ProcessEnv, ownGroup = false, viaNpm = false): Promise<Started> {
+  const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, startArgs];
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
   let text = '';
   child.stdout!.on('data', (chunk) => { text += chunk; });
   child.stderr!.on('data', (chunk) => { text += chunk; });
@@ -68,6 +72,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     assert.is(code, 0, started.output());
   });
 }
+
+// npm relays the signal to the script's shell; the shell must have become node (`exec`), or the shell dies and
+// node runs on, orphaned, with the cluster and the port.
+test('SIGTERM to `npm start` itself reaches the service: "stopped", exit code 0, nothing left answering', async (ctx) => {
+  const started = await start({ DATABASE_URL: ctx.db.url }, false, true);
+  const health = `${started.url.replace(/\/v1$/, '')}/healthz`;
+  assert.is((await fetch(health)).status, 200);
+  await stopWith(started, 'SIGTERM');
+  assert.match(started.output(), /"msg":"stopped"/, started.output());
+  const after = await fetch(health).then((res) => `answered ${res.status}`, () => 'refused');
+  assert.is(after, 'refused', 'the service still answers after npm start ended');
+});
 
 function assertClusterStopped(pidFile: string, postmaster: number): void {
   assert.not.ok(fs.existsSync(pidFile), 'postmaster.pid is gone');
