@@ -1,0 +1,59 @@
+// The operator CLI refuses option values it cannot mean: one line on stderr, exit code 2, nothing on stdout
+// and no event appended; the same command with a good value works.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freshDatabase, type TestDatabase } from '../support/db.ts';
+import { runOps } from '../reports/cli.ts';
+
+interface Ctx { db: TestDatabase; org: string }
+const test = suite<Ctx>('Operator CLI: a bad option value is one line on stderr, exit 2, and nothing written');
+
+const ops = (ctx: Ctx, args: string[]) => runOps(ctx.db.url, [...args, '--json']);
+const events = async (ctx: Ctx) => Number((await ctx.db.pool.query('SELECT count(*) FROM es_events')).rows[0].count);
+
+async function idOf(ctx: Ctx, args: string[]): Promise<string> {
+  const res = await ops(ctx, args);
+  assert.is(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+  return JSON.parse(res.stdout).id as string;
+}
+
+/** Each command line is refused with a stderr line matching its pattern, and the store gains no event. */
+async function refused(ctx: Ctx, cases: [string[], RegExp][]): Promise<void> {
+  const before = await events(ctx);
+  for (const [args, expected] of cases) {
+    const res = await ops(ctx, args);
+    const label = args.join(' ');
+    assert.is(res.code, 2, `${label}: ${res.stdout}`);
+    assert.is(res.stdout, '', label);
+    assert.match(res.stderr, expected, label);
+    assert.is(res.stderr.trim().split('\n').length, 1, `${label}: ${res.stderr}`);
+  }
+  assert.is(await events(ctx), before, 'no event appended');
+}
+
+test.before(async (ctx) => {
+  ctx.db = await freshDatabase('ops_validation');
+  ctx.org = await idOf(ctx, ['org', 'create', '--name', 'Validation']);
+});
+test.after(async (ctx) => { await ctx.db.drop(); });
+
+test('key create --expires: a time in the past, or one the calendar lacks, makes no key; a later time does', async (ctx) => {
+  const key = (expires: string) => ['key', 'create', '--org', ctx.org, '--name', `k ${expires}`, '--scopes', 'contacts:read', '--expires', expires];
+  const justNow = new Date(Date.now() - 1000).toISOString();
+  await refused(ctx, [
+    [key('2020-01-01T00:00:00Z'), /^--expires is in the past: 2020-01-01T00:00:00Z/],
+    [key(justNow), /^--expires is in the past/],
+    [key('2020-01-01'), /^--expires is in the past/],
+    // Date.parse reads the first as 1 June ("jun" of junk) and the second as 2 March.
+    [key('2099-01-01 junk'), /^--expires is not an ISO 8601 time: 2099-01-01 junk$/m],
+    [key('2099-02-30'), /^--expires is not an ISO 8601 time/],
+    [key('2099-01-01T24:30:00Z'), /^--expires is not an ISO 8601 time/],
+  ]);
+  const listed = async () => JSON.parse((await ops(ctx, ['key', 'list', '--org', ctx.org])).stdout) as { name: string; expires_at: string | null }[];
+  assert.equal(await listed(), []);
+  const later = await ops(ctx, key('2099-01-01T10:00:00+02:00'));
+  assert.is(later.code, 0, later.stderr);
+  assert.equal((await listed()).map((k) => k.expires_at), ['2099-01-01T08:00:00.000Z']);
+});
+
+test.run();
