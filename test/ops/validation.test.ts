@@ -56,4 +56,20 @@ test('key create --expires: a time in the past, or one the calendar lacks, makes
   assert.equal((await listed()).map((k) => k.expires_at), ['2099-01-01T08:00:00.000Z']);
 });
 
+test('target create --dataset: only the platform\'s numeric dataset id is taken; an empty --test-code is missing', async (ctx) => {
+  const target = (dataset: string, ...more: string[]) => ['target', 'create', '--org', ctx.org, '--dataset', dataset, '--token', 'EAAB-token', ...more];
+  await refused(ctx, [
+    [target('ds-3001'), /^--dataset must be the platform's numeric dataset \(pixel\) id, got ds-3001$/m],
+    [target('My pixel'), /^--dataset must be the platform's numeric dataset/],
+    [target('123abc'), /^--dataset must be the platform's numeric dataset/],
+    [target('-123'), /^--dataset must be the platform's numeric dataset/],
+    [target(' 123'), /^--dataset must be the platform's numeric dataset/],
+    [target('123', '--test-code', ''), /^missing --test-code$/m],
+  ]);
+  const listed = async () => JSON.parse((await ops(ctx, ['target', 'list', '--org', ctx.org])).stdout) as { dataset_id: string; mode: string }[];
+  assert.equal(await listed(), []);
+  await idOf(ctx, target('123456789', '--test-code', 'TEST42'));
+  assert.equal((await listed()).map((t) => [t.dataset_id, t.mode]), [['123456789', 'test']]);
+});
+
 test.run();
