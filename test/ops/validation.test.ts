@@ -72,4 +72,29 @@ test('target create --dataset: only the platform\'s numeric dataset id is taken;
   assert.equal((await listed()).map((t) => [t.dataset_id, t.mode]), [['123456789', 'test']]);
 });
 
+test('jobs: a day option the kind does not read, another kind\'s target, a day the calendar lacks or a number not in digits is refused', async (ctx) => {
+  assert.is((await ops(ctx, ['page', 'connect', '--org', ctx.org, '--page', '800', '--token', 'P'])).code, 0);
+  const enqueue = (...args: string[]) => ['jobs', 'enqueue', ...args, '--org', ctx.org];
+  const queued = await ops(ctx, enqueue('lead_import', '--page', '800', '--since', '2028-02-29'));
+  assert.is(queued.code, 0, queued.stderr);
+  const job = JSON.parse(queued.stdout).number as number;
+  await refused(ctx, [
+    [enqueue('creative_sync', '--account', 'act_1', '--since', '2026-01-01'), /^creative_sync takes no --since$/m],
+    [enqueue('sheets_sync', '--source', 'some-source', '--until', '2026-01-01'), /^sheets_sync takes no --until$/m],
+    [enqueue('lead_import', '--page', '800', '--until', '2026-01-02'), /^lead_import takes no --until$/m],
+    [enqueue('lead_import', '--page', '800', '--account', 'act_1'), /^lead_import works on --page, not --account$/m],
+    [enqueue('ad_spend', '--account', 'act_1', '--source', 'some-source'), /^ad_spend works on --account, not --source$/m],
+    [enqueue('ad_spend', '--account', 'act_1', '--since', '2026-02-30'), /^--since must be a day YYYY-MM-DD, got 2026-02-30$/m],
+    [enqueue('lead_import', '--page', '800', '--since', '2026-04-31'), /^--since must be a day YYYY-MM-DD, got 2026-04-31$/m],
+    [['jobs', 'cancel', `0x${job.toString(16)}`, '--org', ctx.org], /^the job number must be a positive integer, got 0x/m],
+    [['jobs', 'cancel', `${job}e0`, '--org', ctx.org], /^the job number must be a positive integer, got \d+e0$/m],
+    [['jobs', 'list', '--org', ctx.org, '--limit', '1e2'], /^--limit must be a positive integer, got 1e2$/m],
+    [['jobs', 'list', '--org', ctx.org, '--limit', '1001'], /^--limit must be 1-1000$/m],
+    [['streams', 'list', '--limit', '0x10'], /^--limit must be a positive integer, got 0x10$/m],
+  ]);
+  // The job is still queued: "0x.." and "..e0" were not read as its number.
+  const jobs = JSON.parse((await ops(ctx, ['jobs', 'list', '--org', ctx.org, '--limit', '10'])).stdout) as { number: number; status: string }[];
+  assert.equal(jobs.map((j) => [j.number, j.status]), [[job, 'queued']]);
+});
+
 test.run();
