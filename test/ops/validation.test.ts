@@ -97,4 +97,15 @@ test('jobs: a day option the kind does not read, another kind\'s target, a day t
   assert.equal(jobs.map((j) => [j.number, j.status]), [[job, 'queued']]);
 });
 
+test('reports --as-of: a time the calendar lacks is refused, not read as another day', async (ctx) => {
+  await refused(ctx, [
+    [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-02-30T10:00:00Z'], /^--as-of is not an ISO 8601 time: 2026-02-30T10:00:00Z$/m],
+    [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-01-01'], /^--as-of is not an ISO 8601 time/m],
+    [['reports', 'creative', '--org', ctx.org, '--as-of', '2026-01-01T10:00:00Z junk'], /^--as-of is not an ISO 8601 time/m],
+  ]);
+  const past = await ops(ctx, ['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-01-01T10:00:00+0100']);
+  assert.is(past.code, 0, past.stderr);
+  assert.match(JSON.parse(past.stdout).as_of, /^2026-01-01T09:00:00/);
+});
+
 test.run();
