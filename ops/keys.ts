@@ -23,6 +23,7 @@ export const keyCommands: CommandGroup = {
     async run(ctx) {
       const organizationId = required(ctx, 'org');
       const name = required(ctx, 'name');
+      if (name.trim() === '') throw new CliError('--name must not be blank');
       // `--scopes ""` is a key with no scope: it may call GET /me and nothing else.
       const given = ctx.options.scopes;
       if (given === undefined || given === 'true') throw new CliError('missing --scopes');

@@ -97,6 +97,20 @@ test('jobs: a day option the kind does not read, another kind\'s target, a day t
   assert.equal(jobs.map((j) => [j.number, j.status]), [[job, 'queued']]);
 });
 
+test('org create and key create: a blank name, a currency ISO 4217 lacks or a calling code beginning with 0 is refused', async (ctx) => {
+  const orgs = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
+  const before = await orgs();
+  await refused(ctx, [
+    [['org', 'create', '--name', '   '], /^--name must not be blank$/m],
+    [['key', 'create', '--org', ctx.org, '--name', '  ', '--scopes', 'contacts:read'], /^--name must not be blank$/m],
+    [['org', 'create', '--name', 'Acme', '--currency', 'XYZ'], /^currency must be an ISO 4217 code, got XYZ$/m],
+    [['org', 'create', '--name', 'Acme', '--phone-country-code', '0'], /^--phone-country-code must be 1-3 digits, not beginning with 0$/m],
+    [['org', 'create', '--name', 'Acme', '--phone-country-code', '048'], /^--phone-country-code must be 1-3 digits/m],
+  ]);
+  await idOf(ctx, ['org', 'create', '--name', 'Acme', '--currency', 'eur', '--phone-country-code', '1']);
+  assert.is(await orgs(), before + 1);
+});
+
 test('reports --as-of: a time the calendar lacks is refused, not read as another day', async (ctx) => {
   await refused(ctx, [
     [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-02-30T10:00:00Z'], /^--as-of is not an ISO 8601 time: 2026-02-30T10:00:00Z$/m],
