@@ -38,6 +38,8 @@ export const sourceCommands: CommandGroup = {
       if (!(SOURCE_KINDS as readonly string[]).includes(kind)) throw new CliError(`--kind must be one of ${SOURCE_KINDS.join(', ')}`);
       const columns = ctx.options.columns !== undefined ? parseColumns(ctx.options.columns) : null;
       if (columns && kind !== 'spreadsheet') throw new CliError('--columns belongs to a spreadsheet source');
+      // A shop or sheet has no platform form: the id would be stored and listed as if it had.
+      if (ctx.options['form-id'] !== undefined && kind !== 'form') throw new CliError('--form-id belongs to a form source');
       const created = await createSource(ctx.services.store, {
         organizationId, kind, name, csvUrl: ctx.options['csv-url'] ?? null, columns, platformFormId: ctx.options['form-id'] ?? null,
       }, ctx.services.now());

@@ -111,6 +111,16 @@ test('org create and key create: a blank name, a currency ISO 4217 lacks or a ca
   assert.is(await orgs(), before + 1);
 });
 
+test('source create --form-id: a form id on a shop or sheet source is refused', async (ctx) => {
+  await refused(ctx, [
+    [['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop', '--form-id', '555'], /^--form-id belongs to a form source$/m],
+    [['source', 'create', '--org', ctx.org, '--kind', 'spreadsheet', '--name', 'Sheet', '--form-id', '555'], /^--form-id belongs to a form source$/m],
+  ]);
+  const shop = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop']);
+  const listed = JSON.parse((await ops(ctx, ['source', 'list', '--org', ctx.org])).stdout) as { id: string; platform_form_id: string | null }[];
+  assert.equal(listed.filter((s) => s.id === shop).map((s) => s.platform_form_id), [null]);
+});
+
 test('reports --as-of: a time the calendar lacks is refused, not read as another day', async (ctx) => {
   await refused(ctx, [
     [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-02-30T10:00:00Z'], /^--as-of is not an ISO 8601 time: 2026-02-30T10:00:00Z$/m],
