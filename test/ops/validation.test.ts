@@ -132,4 +132,15 @@ test('reports --as-of: a time the calendar lacks is refused, not read as another
   assert.match(JSON.parse(past.stdout).as_of, /^2026-01-01T09:00:00/);
 });
 
+test('projections rebuild: a name and --all together is refused, and no read model is rebuilt', async (ctx) => {
+  // A rebuild swaps fresh tables in: the tables' object ids tell whether one ran.
+  const tables = async () => (await ctx.db.pool.query("SELECT relname, oid::text FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY relname")).rows;
+  const before = await tables();
+  await refused(ctx, [
+    [['projections', 'rebuild', 'setup', '--all'], /^name a projector or pass --all, not both$/m],
+    [['projections', 'rebuild', 'no_such_projector', '--all'], /^name a projector or pass --all, not both$/m],
+  ]);
+  assert.equal(await tables(), before);
+});
+
 test.run();
