@@ -6,6 +6,7 @@ import type { Position } from '../src/eventstore/port.ts';
 import { drainProjections } from '../src/projections/drain.ts';
 import { projectors } from '../src/projections/all.ts';
 import { requireOrganization } from '../commands/organization/handlers.ts';
+import { isoFromCaller } from '../commands/shared/time.ts';
 
 /** A usage or input error: printed as one line on stderr, exit code 2, nothing written. */
 export class CliError extends Error {}
@@ -91,6 +92,35 @@ export async function existingOrganization(ctx: CliContext): Promise<string> {
   const organizationId = required(ctx, 'org');
   await requireOrganization(ctx.services.store, organizationId);
   return organizationId;
+}
+
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * An ISO 8601 day (midnight UTC) or date-time (local time when it has no offset), or null. Stricter than
+ * Date.parse, which reads "2030-01-01 junk" as 1 June (the "jun" of junk) and 30 February as 2 March.
+ */
+export function parseIsoTime(given: string): { at: Date; hasTime: boolean } | null {
+  // The offset as integrators write it (+0200, a space for the T) is read as the HTTP edge reads it.
+  const text = String(isoFromCaller(given));
+  const m = ISO_TIME.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part)));
+  const utc = new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second));
+  // Date.UTC rolls an impossible day or hour over into the next: such a time is no time at all.
+  if (utc.getUTCMonth() !== month! - 1 || utc.getUTCDate() !== day || utc.getUTCHours() !== hour || utc.getUTCMinutes() !== minute || utc.getUTCSeconds() !== second) return null;
+  const at = new Date(m[4] === undefined ? `${m[1]}-${m[2]}-${m[3]}T00:00:00Z` : text);
+  return Number.isNaN(at.getTime()) ? null : { at, hasTime: m[4] !== undefined };
+}
+
+/** YYYY-MM-DD of a day the calendar has (not 2030-02-30). */
+export const isCalendarDay = (text: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(text) && parseIsoTime(text) !== null;
+
+/** A count written in plain digits: `--limit 0x10` or `jobs cancel 1e1` is not read as 16 or 10. */
+export function positiveInteger(text: string, what: string): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`${what} must be a positive integer, got ${text}`);
+  return n;
 }
 
 export function positional(ctx: CliContext, index: number, label: string): string {

@@ -1,7 +1,6 @@
 // `ops jobs enqueue | list | cancel`: background jobs from the operator's side of the service.
 import { cancelJob, enqueueJob } from '../src/processes/jobs/enqueue.ts';
 import { isJobKind, JOB_KINDS, scopeOf, scopeSortOf, type JobKind } from '../commands/job/kinds.ts';
-import { isDay } from '../src/processes/jobs/kinds/days.ts';
 import { listJobs } from '../queries/jobs.ts';
 import { openPage } from '../src/http/pagination.ts';
 import { toJob } from '../src/routes/jobs.ts';
@@ -11,14 +10,19 @@ import { requireOrganization } from '../commands/organization/handlers.ts';
 import { loadAdAccount } from '../commands/adaccount/handlers.ts';
 import { pageAggregate, pageStream } from '../commands/page/page.ts';
 import { sourceAggregate, sourceStream } from '../commands/source/source.ts';
-import { CliError, existingOrganization, positional, required, type CliContext, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, isCalendarDay, positional, positiveInteger, required, type CliContext, type CommandGroup } from './context.ts';
 
 const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
 
 interface Target { sort: 'account' | 'page' | 'source'; id: string; scope: string }
 
+const SORTS = ['account', 'page', 'source'] as const;
+
 function targetFor(ctx: CliContext, kind: JobKind): Target {
   const sort = scopeSortOf(kind);
+  // `lead_import --page 1 --account act_2` must not quietly drop the account: each kind works on one sort.
+  const other = SORTS.find((s) => s !== sort && ctx.options[s] !== undefined);
+  if (other) throw new CliError(`${kind} works on --${sort}, not --${other}`);
   const value = ctx.options[sort];
   if (value === undefined || value === 'true' || value === '') throw new CliError(`${kind} needs --${sort}`);
   if (sort === 'account') {
@@ -49,11 +53,17 @@ async function checkTarget(ctx: CliContext, organizationId: string, kind: JobKin
   }
 }
 
+/** The day options each kind reads; any other is refused rather than dropped. */
+const DAY_OPTIONS: Record<JobKind, readonly ('since' | 'until')[]> = { ad_spend: ['since', 'until'], lead_import: ['since'], creative_sync: [], sheets_sync: [] };
+
 /** ad_spend takes a day range; lead_import a first day (its default: since the last successful import). */
 function paramsFor(ctx: CliContext, kind: JobKind): Record<string, unknown> {
   const { since, until } = ctx.options;
   for (const [name, value] of [['since', since], ['until', until]] as const) {
-    if (value !== undefined && !isDay(value)) throw new CliError(`--${name} must be YYYY-MM-DD`);
+    if (value === undefined) continue;
+    if (!DAY_OPTIONS[kind].includes(name)) throw new CliError(`${kind} takes no --${name}`);
+    // A day the calendar has: Date.parse would roll 2030-02-30 over to 2 March.
+    if (!isCalendarDay(value)) throw new CliError(`--${name} must be a day YYYY-MM-DD, got ${value}`);
   }
   if (kind === 'lead_import') return since ? { since } : {};
   if (kind !== 'ad_spend') return {};
@@ -84,8 +94,8 @@ export const jobCommands: CommandGroup = {
       const organizationId = await existingOrganization(ctx);
       const status = ctx.options.status;
       if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
-      const limit = Number(ctx.options.limit ?? 100);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliError('--limit must be 1-1000');
+      const limit = ctx.options.limit === undefined ? 100 : positiveInteger(ctx.options.limit, '--limit');
+      if (limit > 1000) throw new CliError('--limit must be 1-1000');
       await ctx.settle();
       const page = openPage({ limit, order: 'desc', status }, { list: 'jobs', organizationId }, ctx.services.secrets.cursorKey);
       const jobs = (await listJobs(ctx.services.pool, organizationId, page, { status })).slice(0, limit).map(toJob);
@@ -99,8 +109,7 @@ export const jobCommands: CommandGroup = {
   cancel: {
     usage: 'jobs cancel NUMBER --org ID',
     async run(ctx) {
-      const number = Number(positional(ctx, 0, 'job number'));
-      if (!Number.isInteger(number) || number < 1) throw new CliError('the job number must be a positive integer');
+      const number = positiveInteger(positional(ctx, 0, 'job number'), 'the job number');
       const organizationId = required(ctx, 'org');
       const position = await cancelJob(ctx.services, organizationId, number, { organizationId, actor: 'operator' });
       await ctx.settle(position);

@@ -3,7 +3,19 @@ import { createApiKey, revokeApiKey, shownPrefix } from '../commands/apikey/hand
 import { ALL_SCOPES } from '../commands/shared/scopes.ts';
 import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../commands/shared/time.ts';
 import { listKeys } from '../queries/access.ts';
-import { CliError, existingOrganization, positional, required, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, parseIsoTime, positional, required, type CliContext, type CommandGroup } from './context.ts';
+
+/** `--expires ISO` as the stored time: a real calendar time, and a later one than now (a key born expired is a typo). */
+function expiryOf(ctx: CliContext): string | null {
+  const given = ctx.options.expires;
+  if (given === undefined) return null;
+  const parsed = parseIsoTime(given);
+  if (!parsed) throw new CliError(`--expires is not an ISO 8601 time: ${given}`);
+  const expiresAt = parsed.at.toISOString();
+  if (!isWithinTimeSpan(expiresAt)) throw new CliError(`--expires must be ${TIME_SPAN_MESSAGE}`);
+  if (parsed.at.getTime() <= ctx.services.now().getTime()) throw new CliError(`--expires is in the past: ${given} (the key would be expired from the start)`);
+  return expiresAt;
+}
 
 export const keyCommands: CommandGroup = {
   create: {
@@ -11,20 +23,15 @@ export const keyCommands: CommandGroup = {
     async run(ctx) {
       const organizationId = required(ctx, 'org');
       const name = required(ctx, 'name');
+      if (name.trim() === '') throw new CliError('--name must not be blank');
       // `--scopes ""` is a key with no scope: it may call GET /me and nothing else.
       const given = ctx.options.scopes;
       if (given === undefined || given === 'true') throw new CliError('missing --scopes');
       const scopes = given.split(',').map((s) => s.trim()).filter(Boolean);
       const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
       if (unknown.length) throw new CliError(`unknown scope: ${unknown.join(', ')} (known: ${ALL_SCOPES.join(', ')})`);
-      const expires = ctx.options.expires ?? null;
-      if (expires !== null && (!/^\d{4}-\d{2}-\d{2}/.test(expires) || Number.isNaN(Date.parse(expires)))) {
-        throw new CliError(`--expires is not an ISO 8601 time: ${expires}`);
-      }
-      if (expires !== null && !isWithinTimeSpan(new Date(expires).toISOString())) throw new CliError(`--expires must be ${TIME_SPAN_MESSAGE}`);
-      const created = await createApiKey(ctx.services.store, {
-        organizationId, name, scopes, expiresAt: expires === null ? null : new Date(expires).toISOString(),
-      }, ctx.services.now());
+      const expiresAt = expiryOf(ctx);
+      const created = await createApiKey(ctx.services.store, { organizationId, name, scopes, expiresAt }, ctx.services.now());
       await ctx.settle(created.position);
       ctx.print(`key ${created.id} created; it is shown only now:\n${created.key}`);
       return { id: created.id, key: created.key, prefix: created.prefix, scopes: created.scopes };

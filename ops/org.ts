@@ -2,13 +2,15 @@
 import { createOrganization } from '../commands/organization/handlers.ts';
 import { CliError, required, type CommandGroup } from './context.ts';
 
-const CURRENCY = /^[A-Z]{3}$/;
+// The codes the HTTP edge takes for a sale's currency: an organisation's own currency is one of them.
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 export const orgCommands: CommandGroup = {
   create: {
     usage: 'org create --name N [--timezone TZ] [--currency CUR] [--phone-country-code 48]',
     async run(ctx) {
       const name = required(ctx, 'name');
+      if (name.trim() === '') throw new CliError('--name must not be blank');
       const timezone = ctx.options.timezone ?? 'Europe/Warsaw';
       const currency = (ctx.options.currency ?? 'PLN').toUpperCase();
       const phoneCountryCode = ctx.options['phone-country-code'] ?? '48';
@@ -17,8 +19,9 @@ export const orgCommands: CommandGroup = {
       } catch {
         throw new CliError(`unknown time zone ${timezone}`);
       }
-      if (!CURRENCY.test(currency)) throw new CliError(`currency must be an ISO 4217 code, got ${currency}`);
-      if (!/^\d{1,3}$/.test(phoneCountryCode)) throw new CliError('--phone-country-code must be 1-3 digits');
+      if (!CURRENCIES.has(currency)) throw new CliError(`currency must be an ISO 4217 code, got ${currency}`);
+      // Country calling codes begin with 1-9: a leading 0 would be dropped from every normalised phone number.
+      if (!/^[1-9]\d{0,2}$/.test(phoneCountryCode)) throw new CliError('--phone-country-code must be 1-3 digits, not beginning with 0');
       const org = await createOrganization(ctx.services.store, { name, timezone, currency, phoneCountryCode }, ctx.services.now());
       await ctx.settle(org.position);
       ctx.print(`organisation ${org.id} created`);

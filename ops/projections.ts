@@ -30,6 +30,8 @@ export const projectionCommands: CommandGroup = {
   rebuild: {
     usage: 'projections rebuild NAME | projections rebuild --all',
     async run(ctx) {
+      // `rebuild contacts --all` would quietly rebuild every projector, and `rebuild typo --all` too.
+      if (ctx.options.all === 'true' && ctx.args.length > 0) throw new CliError('name a projector or pass --all, not both');
       const names = ctx.options.all === 'true' ? projectors.map((p) => p.name) : ctx.args.slice(0, 1);
       if (names.length === 0) throw new CliError('name a projector or pass --all');
       const chosen = names.map((name) => {

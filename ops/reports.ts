@@ -6,7 +6,7 @@ import { CampaignReportQuery, CreativeReportQuery, resolveCampaignParams, resolv
 import { campaignReport } from '../queries/reports/campaign.ts';
 import { creativeReport } from '../queries/reports/creative.ts';
 import { reportScope } from '../queries/reports/scope.ts';
-import { CliError, required, type CliContext, type CommandGroup } from './context.ts';
+import { CliError, parseIsoTime, required, type CliContext, type CommandGroup } from './context.ts';
 import { withReportsAsOf } from './reports-asof.ts';
 import { campaignLines, creativeLines } from './reports-print.ts';
 
@@ -27,8 +27,10 @@ function queryOf<S extends z.ZodType>(ctx: CliContext, schema: S, names: string[
 function asOfOf(ctx: CliContext): Date | null {
   const text = ctx.options['as-of'];
   if (text === undefined) return null;
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(Date.parse(text))) throw new CliError(`--as-of is not an ISO 8601 time: ${text}`);
-  const asOf = new Date(text);
+  // A date-time the calendar has: Date.parse would read 2026-02-30T10:00:00Z as 2 March.
+  const parsed = parseIsoTime(text);
+  if (!parsed?.hasTime) throw new CliError(`--as-of is not an ISO 8601 time: ${text}`);
+  const asOf = parsed.at;
   if (asOf.getTime() > ctx.services.now().getTime()) throw new CliError('--as-of is in the future');
   return asOf;
 }

@@ -1,7 +1,7 @@
 // `ops streams list | read STREAM | tail [--follow]`: look into the event store.
 import { START, type RecordedEvent } from '../src/eventstore/port.ts';
 import { ApiError } from '../commands/shared/errors.ts';
-import { CliError, positional, type CliContext, type CommandGroup } from './context.ts';
+import { positional, positiveInteger, type CliContext, type CommandGroup } from './context.ts';
 
 function show(e: RecordedEvent) {
   return {
@@ -12,11 +12,7 @@ function show(e: RecordedEvent) {
 
 const line = (e: RecordedEvent) => `${e.createdAt}  ${e.stream}@${e.revision}  ${e.type}  ${JSON.stringify(e.data)}`;
 
-function limitOf(ctx: CliContext, fallback: number): number {
-  const n = Number(ctx.options.limit ?? fallback);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`--limit must be a positive integer, got ${ctx.options.limit}`);
-  return n;
-}
+const limitOf = (ctx: CliContext, fallback: number): number => (ctx.options.limit === undefined ? fallback : positiveInteger(ctx.options.limit, '--limit'));
 
 export const streamCommands: CommandGroup = {
   list: {

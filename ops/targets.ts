@@ -9,12 +9,15 @@ export const targetCommands: CommandGroup = {
     async run(ctx) {
       const organizationId = required(ctx, 'org');
       const datasetId = required(ctx, 'dataset');
+      // The platform's dataset (pixel) ids are numbers: anything else is a pasted name or URL, refused before it is stored.
+      if (!/^\d{1,64}$/.test(datasetId)) throw new CliError(`--dataset must be the platform's numeric dataset (pixel) id, got ${datasetId}`);
       const token = required(ctx, 'token');
+      const testCode = ctx.options['test-code'] === undefined ? null : required(ctx, 'test-code');
       // Without --mode the test code decides: events sent without one count as live at the platform.
-      const mode = ctx.options.mode ?? (ctx.options['test-code'] ? 'test' : 'live');
+      const mode = ctx.options.mode ?? (testCode ? 'test' : 'live');
       if (mode !== 'test' && mode !== 'live') throw new CliError('--mode must be test or live');
       const created = await createTarget(ctx.services.store, ctx.services.secrets.encryptionKey, {
-        organizationId, datasetId, token, mode, testCode: ctx.options['test-code'] ?? null,
+        organizationId, datasetId, token, mode, testCode,
       }, ctx.services.now());
       await ctx.settle(created.position);
       ctx.print(`target ${created.id} created (the token is stored encrypted and is not shown again)`);

@@ -1,0 +1,146 @@
+// The operator CLI refuses option values it cannot mean: one line on stderr, exit code 2, nothing on stdout
+// and no event appended; the same command with a good value works.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freshDatabase, type TestDatabase } from '../support/db.ts';
+import { runOps } from '../reports/cli.ts';
+
+interface Ctx { db: TestDatabase; org: string }
+const test = suite<Ctx>('Operator CLI: a bad option value is one line on stderr, exit 2, and nothing written');
+
+const ops = (ctx: Ctx, args: string[]) => runOps(ctx.db.url, [...args, '--json']);
+const events = async (ctx: Ctx) => Number((await ctx.db.pool.query('SELECT count(*) FROM es_events')).rows[0].count);
+
+async function idOf(ctx: Ctx, args: string[]): Promise<string> {
+  const res = await ops(ctx, args);
+  assert.is(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+  return JSON.parse(res.stdout).id as string;
+}
+
+/** Each command line is refused with a stderr line matching its pattern, and the store gains no event. */
+async function refused(ctx: Ctx, cases: [string[], RegExp][]): Promise<void> {
+  const before = await events(ctx);
+  for (const [args, expected] of cases) {
+    const res = await ops(ctx, args);
+    const label = args.join(' ');
+    assert.is(res.code, 2, `${label}: ${res.stdout}`);
+    assert.is(res.stdout, '', label);
+    assert.match(res.stderr, expected, label);
+    assert.is(res.stderr.trim().split('\n').length, 1, `${label}: ${res.stderr}`);
+  }
+  assert.is(await events(ctx), before, 'no event appended');
+}
+
+test.before(async (ctx) => {
+  ctx.db = await freshDatabase('ops_validation');
+  ctx.org = await idOf(ctx, ['org', 'create', '--name', 'Validation']);
+});
+test.after(async (ctx) => { await ctx.db.drop(); });
+
+test('key create --expires: a time in the past, or one the calendar lacks, makes no key; a later time does', async (ctx) => {
+  const key = (expires: string) => ['key', 'create', '--org', ctx.org, '--name', `k ${expires}`, '--scopes', 'contacts:read', '--expires', expires];
+  const justNow = new Date(Date.now() - 1000).toISOString();
+  await refused(ctx, [
+    [key('2020-01-01T00:00:00Z'), /^--expires is in the past: 2020-01-01T00:00:00Z/],
+    [key(justNow), /^--expires is in the past/],
+    [key('2020-01-01'), /^--expires is in the past/],
+    // Date.parse reads the first as 1 June ("jun" of junk) and the second as 2 March.
+    [key('2099-01-01 junk'), /^--expires is not an ISO 8601 time: 2099-01-01 junk$/m],
+    [key('2099-02-30'), /^--expires is not an ISO 8601 time/],
+    [key('2099-01-01T24:30:00Z'), /^--expires is not an ISO 8601 time/],
+  ]);
+  const listed = async () => JSON.parse((await ops(ctx, ['key', 'list', '--org', ctx.org])).stdout) as { name: string; expires_at: string | null }[];
+  assert.equal(await listed(), []);
+  const later = await ops(ctx, key('2099-01-01T10:00:00+02:00'));
+  assert.is(later.code, 0, later.stderr);
+  assert.equal((await listed()).map((k) => k.expires_at), ['2099-01-01T08:00:00.000Z']);
+});
+
+test('target create --dataset: only the platform\'s numeric dataset id is taken; an empty --test-code is missing', async (ctx) => {
+  const target = (dataset: string, ...more: string[]) => ['target', 'create', '--org', ctx.org, '--dataset', dataset, '--token', 'EAAB-token', ...more];
+  await refused(ctx, [
+    [target('ds-3001'), /^--dataset must be the platform's numeric dataset \(pixel\) id, got ds-3001$/m],
+    [target('My pixel'), /^--dataset must be the platform's numeric dataset/],
+    [target('123abc'), /^--dataset must be the platform's numeric dataset/],
+    [target('-123'), /^--dataset must be the platform's numeric dataset/],
+    [target(' 123'), /^--dataset must be the platform's numeric dataset/],
+    [target('123', '--test-code', ''), /^missing --test-code$/m],
+  ]);
+  const listed = async () => JSON.parse((await ops(ctx, ['target', 'list', '--org', ctx.org])).stdout) as { dataset_id: string; mode: string }[];
+  assert.equal(await listed(), []);
+  await idOf(ctx, target('123456789', '--test-code', 'TEST42'));
+  assert.equal((await listed()).map((t) => [t.dataset_id, t.mode]), [['123456789', 'test']]);
+});
+
+test('jobs: a day option the kind does not read, another kind\'s target, a day the calendar lacks or a number not in digits is refused', async (ctx) => {
+  assert.is((await ops(ctx, ['page', 'connect', '--org', ctx.org, '--page', '800', '--token', 'P'])).code, 0);
+  const enqueue = (...args: string[]) => ['jobs', 'enqueue', ...args, '--org', ctx.org];
+  const queued = await ops(ctx, enqueue('lead_import', '--page', '800', '--since', '2028-02-29'));
+  assert.is(queued.code, 0, queued.stderr);
+  const job = JSON.parse(queued.stdout).number as number;
+  await refused(ctx, [
+    [enqueue('creative_sync', '--account', 'act_1', '--since', '2026-01-01'), /^creative_sync takes no --since$/m],
+    [enqueue('sheets_sync', '--source', 'some-source', '--until', '2026-01-01'), /^sheets_sync takes no --until$/m],
+    [enqueue('lead_import', '--page', '800', '--until', '2026-01-02'), /^lead_import takes no --until$/m],
+    [enqueue('lead_import', '--page', '800', '--account', 'act_1'), /^lead_import works on --page, not --account$/m],
+    [enqueue('ad_spend', '--account', 'act_1', '--source', 'some-source'), /^ad_spend works on --account, not --source$/m],
+    [enqueue('ad_spend', '--account', 'act_1', '--since', '2026-02-30'), /^--since must be a day YYYY-MM-DD, got 2026-02-30$/m],
+    [enqueue('lead_import', '--page', '800', '--since', '2026-04-31'), /^--since must be a day YYYY-MM-DD, got 2026-04-31$/m],
+    [['jobs', 'cancel', `0x${job.toString(16)}`, '--org', ctx.org], /^the job number must be a positive integer, got 0x/m],
+    [['jobs', 'cancel', `${job}e0`, '--org', ctx.org], /^the job number must be a positive integer, got \d+e0$/m],
+    [['jobs', 'list', '--org', ctx.org, '--limit', '1e2'], /^--limit must be a positive integer, got 1e2$/m],
+    [['jobs', 'list', '--org', ctx.org, '--limit', '1001'], /^--limit must be 1-1000$/m],
+    [['streams', 'list', '--limit', '0x10'], /^--limit must be a positive integer, got 0x10$/m],
+  ]);
+  // The job is still queued: "0x.." and "..e0" were not read as its number.
+  const jobs = JSON.parse((await ops(ctx, ['jobs', 'list', '--org', ctx.org, '--limit', '10'])).stdout) as { number: number; status: string }[];
+  assert.equal(jobs.map((j) => [j.number, j.status]), [[job, 'queued']]);
+});
+
+test('org create and key create: a blank name, a currency ISO 4217 lacks or a calling code beginning with 0 is refused', async (ctx) => {
+  const orgs = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
+  const before = await orgs();
+  await refused(ctx, [
+    [['org', 'create', '--name', '   '], /^--name must not be blank$/m],
+    [['key', 'create', '--org', ctx.org, '--name', '  ', '--scopes', 'contacts:read'], /^--name must not be blank$/m],
+    [['org', 'create', '--name', 'Acme', '--currency', 'XYZ'], /^currency must be an ISO 4217 code, got XYZ$/m],
+    [['org', 'create', '--name', 'Acme', '--phone-country-code', '0'], /^--phone-country-code must be 1-3 digits, not beginning with 0$/m],
+    [['org', 'create', '--name', 'Acme', '--phone-country-code', '048'], /^--phone-country-code must be 1-3 digits/m],
+  ]);
+  await idOf(ctx, ['org', 'create', '--name', 'Acme', '--currency', 'eur', '--phone-country-code', '1']);
+  assert.is(await orgs(), before + 1);
+});
+
+test('source create --form-id: a form id on a shop or sheet source is refused', async (ctx) => {
+  await refused(ctx, [
+    [['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop', '--form-id', '555'], /^--form-id belongs to a form source$/m],
+    [['source', 'create', '--org', ctx.org, '--kind', 'spreadsheet', '--name', 'Sheet', '--form-id', '555'], /^--form-id belongs to a form source$/m],
+  ]);
+  const shop = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop']);
+  const listed = JSON.parse((await ops(ctx, ['source', 'list', '--org', ctx.org])).stdout) as { id: string; platform_form_id: string | null }[];
+  assert.equal(listed.filter((s) => s.id === shop).map((s) => s.platform_form_id), [null]);
+});
+
+test('reports --as-of: a time the calendar lacks is refused, not read as another day', async (ctx) => {
+  await refused(ctx, [
+    [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-02-30T10:00:00Z'], /^--as-of is not an ISO 8601 time: 2026-02-30T10:00:00Z$/m],
+    [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-01-01'], /^--as-of is not an ISO 8601 time/m],
+    [['reports', 'creative', '--org', ctx.org, '--as-of', '2026-01-01T10:00:00Z junk'], /^--as-of is not an ISO 8601 time/m],
+  ]);
+  const past = await ops(ctx, ['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-01-01T10:00:00+0100']);
+  assert.is(past.code, 0, past.stderr);
+  assert.match(JSON.parse(past.stdout).as_of, /^2026-01-01T09:00:00/);
+});
+
+test('projections rebuild: a name and --all together is refused, and no read model is rebuilt', async (ctx) => {
+  // A rebuild swaps fresh tables in: the tables' object ids tell whether one ran.
+  const tables = async () => (await ctx.db.pool.query("SELECT relname, oid::text FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY relname")).rows;
+  const before = await tables();
+  await refused(ctx, [
+    [['projections', 'rebuild', 'setup', '--all'], /^name a projector or pass --all, not both$/m],
+    [['projections', 'rebuild', 'no_such_projector', '--all'], /^name a projector or pass --all, not both$/m],
+  ]);
+  assert.equal(await tables(), before);
+});
+
+test.run();
