@@ -27,6 +27,8 @@ function checkTrigger(trigger: FlowTrigger, sourceKind: string): void {
       return;
     case 'stage':
       if (!(LEAD_STAGES as readonly string[]).includes(trigger.stage)) throw validationError('stage', `one of ${LEAD_STAGES.join(', ')}`);
+      // Stage moves queue conversions for instant-form leads only: on another source the flow could never fire.
+      if (sourceKind !== 'form') throw validationError('stage', 'a lead stage maps a form source\'s leads; this source takes caller statuses (--status)');
       return;
     default: {
       const _never: never = trigger;

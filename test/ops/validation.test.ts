@@ -121,6 +121,19 @@ test('source create --form-id: a form id on a shop or sheet source is refused', 
   assert.equal(listed.filter((s) => s.id === shop).map((s) => s.platform_form_id), [null]);
 });
 
+test('flow create: a lead stage on a shop or sheet source (which has no leads) and a caller status on a form source are refused', async (ctx) => {
+  const target = await idOf(ctx, ['target', 'create', '--org', ctx.org, '--dataset', '4242', '--token', 'EAAB-token']);
+  const shop = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Flow shop']);
+  const form = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'form', '--name', 'Flow form', '--form-id', '777']);
+  const flow = (source: string, ...trigger: string[]) => ['flow', 'create', '--source', source, '--target', target, '--event-name', 'Lead', ...trigger];
+  await refused(ctx, [
+    [flow(shop, '--stage', 'qualified'), /^validation_error: .*"field":"stage".*this source takes caller statuses/m],
+    [flow(form, '--status', 'won'), /^validation_error: .*"field":"status".*lead stages/m],
+  ]);
+  await idOf(ctx, flow(shop, '--status', 'won'));
+  await idOf(ctx, flow(form, '--stage', 'qualified'));
+});
+
 test('reports --as-of: a time the calendar lacks is refused, not read as another day', async (ctx) => {
   await refused(ctx, [
     [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-02-30T10:00:00Z'], /^--as-of is not an ISO 8601 time: 2026-02-30T10:00:00Z$/m],
