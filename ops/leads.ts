@@ -1,35 +1,72 @@
 // `ops leads import --org ID --file F`: the platform's lead export (JSON array of Graph lead objects, or
 // the Ads Manager CSV), each lead through the same intake as the webhook; idempotent on platform_lead_id.
-import fs from 'node:fs';
-import path from 'node:path';
+// The file is streamed twice: a first reading checks every lead (a file with a bad row is refused whole,
+// nothing imported), a second imports them in batches; memory stays the same whatever the file's size.
+import fs from 'node:fs/promises';
 import cliProgress from 'cli-progress';
-import { receiveLead } from '../commands/lead/intake.ts';
-import { decodeExportFile, LeadExportError, parseLeadExport, type PlatformLead } from '../src/platform/leads.ts';
+import { countryCode, receiveLead } from '../commands/lead/intake.ts';
+import { LeadExportError, type PlatformLead } from '../src/platform/leads.ts';
+import { readLeadExport } from '../src/platform/lead-export-stream.ts';
 import { CliError, required, type CommandGroup, type CliContext } from './context.ts';
 
-function readExport(file: string): PlatformLead[] {
-  let bytes: Buffer;
+/** Leads read ahead of the import at most. */
+export const IMPORT_BATCH = 500;
+
+interface Bar {
+  update(value: number): void;
+  stop(): void;
+}
+
+/** A bar on a terminal only: piped output and --json stay clean. */
+function progress(ctx: CliContext, format: string, total: number): Bar {
+  if (ctx.json || !process.stdout.isTTY) return { update() {}, stop() {} };
+  const bar = new cliProgress.SingleBar({ format, hideCursor: true }, cliProgress.Presets.shades_classic);
+  bar.start(total, 0);
+  return { update: (value) => bar.update(value), stop: () => bar.stop() };
+}
+
+const cannotRead = (name: string, error: unknown) =>
+  new CliError(`cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+
+/** The export's leads, read from the start again; errors as the CLI's one line. */
+async function* leadsOf(file: fs.FileHandle, name: string, onBytes?: (bytes: number) => void): AsyncGenerator<PlatformLead> {
   try {
-    bytes = fs.readFileSync(file);
+    yield* readLeadExport({ file, name, onBytes });
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  const text = decodeExportFile(bytes);
-  const format = path.extname(file).toLowerCase() === '.csv' || !/^\s*[[{]/.test(text) ? 'csv' : 'json';
-  try {
-    return parseLeadExport(text, format);
-  } catch (error) {
-    if (error instanceof LeadExportError) throw new CliError(`${file}: ${error.message}`);
+    if (error instanceof LeadExportError) throw new CliError(`${name}: ${error.message}`);
+    if ((error as NodeJS.ErrnoException).code) throw cannotRead(name, error);
     throw error;
   }
 }
 
-/** A bar on a terminal only: piped output and --json stay clean. */
-function progress(ctx: CliContext, total: number) {
-  if (ctx.json || !process.stdout.isTTY) return { tick() {}, stop() {} };
-  const bar = new cliProgress.SingleBar({ format: 'leads {bar} {value}/{total} ({percentage}%)', hideCursor: true }, cliProgress.Presets.shades_classic);
-  bar.start(total, 0);
-  return { tick: () => bar.increment(), stop: () => bar.stop() };
+/** Up to `size` leads at a time. */
+async function* batches(leads: AsyncIterable<PlatformLead>, size: number): AsyncGenerator<PlatformLead[]> {
+  let batch: PlatformLead[] = [];
+  for await (const lead of leads) {
+    batch.push(lead);
+    if (batch.length < size) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** First reading: every lead checked, none kept; the number of leads. */
+async function checkAll(ctx: CliContext, file: fs.FileHandle, name: string): Promise<number> {
+  const bar = progress(ctx, 'checking {bar} {percentage}%', (await file.stat()).size);
+  let count = 0;
+  try {
+    for await (const _lead of leadsOf(file, name, (bytes) => bar.update(bytes))) count++;
+  } finally {
+    bar.stop();
+  }
+  return count;
+}
+
+/** The file must be the one checked: a file changed between the readings could import a bad row. */
+async function sameFile(file: fs.FileHandle, name: string, checked: { size: number; mtimeMs: number }): Promise<void> {
+  const now = await file.stat();
+  if (now.size !== checked.size || now.mtimeMs !== checked.mtimeMs) throw new CliError(`${name} changed while it was read; nothing imported`);
 }
 
 export const leadCommands: CommandGroup = {
@@ -37,22 +74,43 @@ export const leadCommands: CommandGroup = {
     usage: 'leads import --org ID --file F (the platform\'s JSON or CSV lead export)',
     async run(ctx) {
       const organizationId = required(ctx, 'org');
-      const leads = readExport(required(ctx, 'file'));
-      const bar = progress(ctx, leads.length);
-      let created = 0;
-      const metadata = { organizationId, actor: 'operator' };
+      const name = required(ctx, 'file');
+      const file = await fs.open(name, 'r').catch((error) => { throw cannotRead(name, error); });
       try {
-        for (const lead of leads) {
-          const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import' }, metadata);
-          if (received.created) created++;
-          bar.tick();
-        }
+        const checked = await file.stat();
+        const total = await checkAll(ctx, file, name);
+        await sameFile(file, name, checked);
+        const created = await importAll(ctx, { organizationId, file, name, total });
+        await ctx.settle();
+        ctx.print(`${total} leads read: ${created} new, ${total - created} already known`);
+        return { read: total, created, known: total - created };
       } finally {
-        bar.stop();
+        await file.close();
       }
-      await ctx.settle();
-      ctx.print(`${leads.length} leads read: ${created} new, ${leads.length - created} already known`);
-      return { read: leads.length, created, known: leads.length - created };
     },
   },
 };
+
+/** Second reading: the leads imported batch by batch, in file order; how many were new. */
+async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; total: number }): Promise<number> {
+  const { organizationId, file, name, total } = input;
+  const bar = progress(ctx, 'leads {bar} {value}/{total} ({percentage}%)', total);
+  const metadata = { organizationId, actor: 'operator' };
+  let done = 0;
+  let created = 0;
+  // Read once, at the first lead (an unknown organisation is refused there, before anything is written).
+  let phoneCountryCode: string | undefined;
+  try {
+    for await (const batch of batches(leadsOf(file, name), IMPORT_BATCH)) {
+      phoneCountryCode ??= await countryCode(ctx.services, organizationId);
+      for (const lead of batch) {
+        const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode }, metadata);
+        if (received.created) created++;
+        bar.update(++done);
+      }
+    }
+  } finally {
+    bar.stop();
+  }
+  return created;
+}

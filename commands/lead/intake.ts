@@ -21,7 +21,8 @@ export interface ReceivedLead {
   position: Position;
 }
 
-async function countryCode(services: Services, organizationId: string): Promise<string> {
+/** The organisation's phone country code (fixed when it was created); not_found for an unknown organisation. */
+export async function countryCode(services: Services, organizationId: string): Promise<string> {
   const settings = await organizationSettings(services.store, organizationId);
   if (!settings) throw new ApiError('not_found', { organization_id: organizationId });
   return settings.phoneCountryCode;
@@ -37,14 +38,19 @@ async function known(services: Services, leadId: string): Promise<ReceivedLead> 
 
 const formNameOf = (lead: PlatformLead) => lead.formName?.trim() || lead.formId;
 
-/** A whole lead (import, job): made with its person in one append, or found (and completed if pending). */
-export async function receiveLead(services: Services, input: { organizationId: string; lead: PlatformLead; via: LeadVia }, metadata: EventMetadata): Promise<ReceivedLead> {
+/** A whole lead (import, job): made with its person in one append, or found (and completed if pending).
+ *  `phoneCountryCode`: the organisation's, when the caller has read it already (an import, once for all its leads). */
+export async function receiveLead(
+  services: Services,
+  input: { organizationId: string; lead: PlatformLead; via: LeadVia; phoneCountryCode?: string },
+  metadata: EventMetadata,
+): Promise<ReceivedLead> {
   const { organizationId, lead, via } = input;
-  const cc = await countryCode(services, organizationId);
+  const cc = input.phoneCountryCode ?? await countryCode(services, organizationId);
   const claimStream = leadPlatformStream(organizationId, lead.platformLeadId);
   return retrying(async () => {
     const claim = await loadAggregate(services.store, claimStream, leadPlatformAggregate);
-    if (claim.state.leadId !== null) return completeLead(services, { organizationId, leadId: claim.state.leadId, lead }, metadata);
+    if (claim.state.leadId !== null) return completeLead(services, { organizationId, leadId: claim.state.leadId, lead, phoneCountryCode: cc }, metadata);
     const now = services.now().toISOString();
     const leadId = randomUUID();
     const formName = formNameOf(lead);
@@ -93,9 +99,13 @@ export async function recordPendingLead(
 }
 
 /** A pending lead gets its data and its person in one append; a complete lead is returned as it is. */
-export async function completeLead(services: Services, input: { organizationId: string; leadId: string; lead: PlatformLead }, metadata: EventMetadata): Promise<ReceivedLead> {
+export async function completeLead(
+  services: Services,
+  input: { organizationId: string; leadId: string; lead: PlatformLead; phoneCountryCode?: string },
+  metadata: EventMetadata,
+): Promise<ReceivedLead> {
   const { organizationId, leadId } = input;
-  const cc = await countryCode(services, organizationId);
+  const cc = input.phoneCountryCode ?? await countryCode(services, organizationId);
   return retrying(async () => {
     const { state, revision } = await loadAggregate(services.store, leadStream(leadId), leadAggregate);
     if (state.fetchStatus !== 'pending') return known(services, leadId);

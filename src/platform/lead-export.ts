@@ -139,12 +139,16 @@ const unprefix = (v: string | undefined): string | undefined => v?.trim().replac
 const PHONE_KEYS = new Set(['phone_number', 'phone', 'work_phone_number']);
 const csvValue = (key: string, value: string): string => (PHONE_KEYS.has(key) ? value.replace(/^p:/, '') : value);
 
-function delimiterOf(text: string): string {
+/** The export's separator: the one of tab, comma and semicolon its header line has most of. */
+export function delimiterOf(text: string): string {
   const end = text.indexOf('\n');
   const header = end < 0 ? text : text.slice(0, end);
   const counts = ['\t', ',', ';'].map((d) => [d, header.split(d).length] as const);
   return counts.sort((a, b) => b[1] - a[1])[0][0];
 }
+
+/** How csv-parse reads the Ads Manager export (one record a row, keyed by the header). */
+export const csvOptions = (delimiter: string) => ({ columns: true, bom: true, skip_empty_lines: true, trim: true, delimiter, relax_column_count: true }) as const;
 
 /** A file's lead names its form (the webhook's notice does that for a fetched one): its form source hangs on it. */
 function exportedLead(lead: PlatformLead, row: number): PlatformLead {
@@ -152,28 +156,41 @@ function exportedLead(lead: PlatformLead, row: number): PlatformLead {
   return lead;
 }
 
+/** One record of the Ads Manager CSV (keyed by its header) as a lead; `row` is its line, the header being 1. */
+export function leadFromCsvRecord(r: Record<string, string>, row: number): PlatformLead {
+  const answers = Object.keys(r)
+    .filter((h) => !CSV_META.has(h) && (r[h] ?? '') !== '')
+    .map((h) => {
+      const key = h.trim().toLowerCase().replace(/\s+/g, '_');
+      return { key, label: labelFor(h), values: [csvValue(key, r[h])] };
+    });
+  const g: GraphLeadObject = {
+    ...r,
+    id: unprefix(r.id) ?? '',
+    created_time: r.created_time ?? '',
+    ad_id: unprefix(r.ad_id),
+    adset_id: unprefix(r.adset_id),
+    campaign_id: unprefix(r.campaign_id),
+    form_id: unprefix(r.form_id),
+    page_id: unprefix(r.page_id) || undefined,
+    is_organic: (r.is_organic ?? '').toLowerCase(),
+  };
+  return exportedLead(mapLead(g, answers, r.form_name || null, row), row);
+}
+
 function parseCsv(text: string): PlatformLead[] {
-  const rows = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: true, delimiter: delimiterOf(text), relax_column_count: true }) as Array<Record<string, string>>;
-  return rows.map((r, i) => {
-    const answers = Object.keys(r)
-      .filter((h) => !CSV_META.has(h) && (r[h] ?? '') !== '')
-      .map((h) => {
-        const key = h.trim().toLowerCase().replace(/\s+/g, '_');
-        return { key, label: labelFor(h), values: [csvValue(key, r[h])] };
-      });
-    const g: GraphLeadObject = {
-      ...r,
-      id: unprefix(r.id) ?? '',
-      created_time: r.created_time ?? '',
-      ad_id: unprefix(r.ad_id),
-      adset_id: unprefix(r.adset_id),
-      campaign_id: unprefix(r.campaign_id),
-      form_id: unprefix(r.form_id),
-      page_id: unprefix(r.page_id) || undefined,
-      is_organic: (r.is_organic ?? '').toLowerCase(),
-    };
-    return exportedLead(mapLead(g, answers, r.form_name || null, i + 2), i + 2);
-  });
+  const rows = parse(text, csvOptions(delimiterOf(text))) as Array<Record<string, string>>;
+  return rows.map((r, i) => leadFromCsvRecord(r, i + 2));
+}
+
+export const EMPTY_EXPORT = 'the file is empty (no header, no leads)';
+export const NOT_A_LEAD_LIST = 'expected a JSON array of lead objects';
+
+/** One item of the JSON export's array as a lead; `row` is its place in the array, from 1. */
+export function leadFromJsonItem(item: unknown, row: number): PlatformLead {
+  if (item === null || typeof item !== 'object') throw new LeadExportError('not a lead object', row);
+  const g = item as GraphLeadObject;
+  return exportedLead(mapLead(g, answersOf(g.field_data, {}, row), g.form_name ?? null, row), row);
 }
 
 function parseJson(text: string): PlatformLead[] {
@@ -184,18 +201,14 @@ function parseJson(text: string): PlatformLead[] {
     throw new LeadExportError(`not JSON: ${(err as Error).message}`, null);
   }
   const list = Array.isArray(data) ? data : (data as { data?: unknown } | null)?.data;
-  if (!Array.isArray(list)) throw new LeadExportError('expected a JSON array of lead objects', null);
-  return list.map((item, i) => {
-    if (item === null || typeof item !== 'object') throw new LeadExportError('not a lead object', i + 1);
-    const g = item as GraphLeadObject;
-    return exportedLead(mapLead(g, answersOf(g.field_data, {}, i + 1), g.form_name ?? null, i + 1), i + 1);
-  });
+  if (!Array.isArray(list)) throw new LeadExportError(NOT_A_LEAD_LIST, null);
+  return list.map((item, i) => leadFromJsonItem(item, i + 1));
 }
 
 /** The platform's lead export, JSON (Graph lead objects plus form_name) or the Ads Manager CSV, as leads.
  *  Throws LeadExportError naming the row for a file it cannot read. */
 export function parseLeadExport(text: string, format: 'json' | 'csv'): PlatformLead[] {
-  if (text.trim() === '') throw new LeadExportError('the file is empty (no header, no leads)', null);
+  if (text.trim() === '') throw new LeadExportError(EMPTY_EXPORT, null);
   if (format === 'json') return parseJson(text);
   if (format === 'csv') return parseCsv(text);
   const never: never = format;
