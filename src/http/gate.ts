@@ -9,7 +9,8 @@ import type { RouteDef } from './route.ts';
 /** Paths that need no key: the API description and its reference page; anything outside /v1 is not the API. */
 export function isPublicPath(path: string): boolean {
   if (path !== '/v1' && !path.startsWith('/v1/')) return true;
-  return path === '/v1/openapi.json' || path === '/v1/docs' || path.startsWith('/v1/docs/');
+  // With or without a trailing slash, as every route (Express's non-strict routing) and routeNotFound take it.
+  return path === '/v1/openapi.json' || path === '/v1/openapi.json/' || path === '/v1/docs' || path.startsWith('/v1/docs/');
 }
 
 /**

@@ -42,6 +42,15 @@ test('GET /v1/openapi.json needs no key and is a valid OpenAPI 3.1 document', as
   await validate(res.body);
 });
 
+// Every route answers with a trailing slash too (Express's non-strict routing); the key check took
+// /v1/openapi.json/ for an API path and asked for a key.
+test('GET /v1/openapi.json/ (trailing slash) needs no key either; /v1/me/ still does', async ({ server }) => {
+  const res = await server.request('GET', '/openapi.json/');
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.openapi, '3.1.0');
+  assert.is((await server.request('GET', '/me/')).status, 401);
+});
+
 test('the document of the route table and of the test routes validates too (lists, params, bodies, 204)', async ({ app }) => {
   const res = await app.request('GET', '/openapi.json');
   await validate(res.body);
