@@ -79,22 +79,27 @@ export async function boot(config: Config, options: { log?: Logger; fastEmbedded
   const conversionWriter = store instanceof PostgresEventStore ? new ConversionWriter(pool, store, showConversions) : null;
   const services: Services = { config, pool, store, log, waiter, secrets, conversionWriter, now: () => new Date() };
 
-  const stops: (() => Promise<void>)[] = [];
+  let stopEngine: (() => Promise<void>) | null = null;
+  const stopProcesses: (() => Promise<void>)[] = [];
+  const stopping = (stop: () => Promise<void>) => stop().catch((error) => log.error('stop failed', { error }));
   return {
     services,
     async startWorkers() {
       await waiter.listen();
       const engine = new ProjectionEngine(pool, store, projectors, log, waiter);
       engine.start();
-      stops.push(() => engine.stop());
+      stopEngine = () => engine.stop();
       for (const process of processes) {
         const running = process.start(services);
-        stops.push(() => running.stop());
+        stopProcesses.push(() => running.stop());
       }
     },
     async shutdown() {
-      // Workers first (they finish their batch), then connections, then the database itself.
-      for (const stop of stops.reverse()) await stop().catch((error) => log.error('stop failed', { error }));
+      // Workers first, then connections, then the database itself. The process managers stop claiming all at once
+      // and finish their batch; a platform or webhook call still waiting after SHUTDOWN_GRACE is aborted, so the
+      // stop takes that long at most. The projectors stop last (the others' outcomes are events to project).
+      await Promise.all(stopProcesses.map(stopping));
+      if (stopEngine) await stopping(stopEngine);
       await waiter.close();
       await store.close();
       await pool.end();

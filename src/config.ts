@@ -17,6 +17,8 @@ export interface Config {
   /** Failed webhook attempts in a row that pause a subscription. */
   webhookPauseAfter: number;
   webhookTimeoutMs: number;
+  /** On SIGTERM: how long in-flight platform and webhook calls may go on before they are aborted. */
+  shutdownGraceMs: number;
   /** Passphrase the key of secrets at rest (tokens, webhook secrets) is derived from; unset: a random key kept in the database. */
   secretKey: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -141,6 +143,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     webhookAllowPrivate: env.text('WEBHOOK_ALLOW_PRIVATE', '') === '1',
     webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
     webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000),
+    shutdownGraceMs: env.duration('SHUTDOWN_GRACE', '10s'),
     secretKey: env.optional('SECRET_KEY'),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     workers: env.text('WORKERS', 'on') !== 'off',

@@ -12,6 +12,8 @@ export interface PlatformConfig {
   /** In-process retries of transient failures for reads (GET); default 2. Conversion batches are never
    *  retried here: the delivery process records every attempt and schedules its own retries. */
   retries?: number;
+  /** The service is stopping: a request in flight ends at once (a transient failure) and none is retried. */
+  signal?: AbortSignal;
 }
 
 /** The client's settings from the service configuration. */
@@ -95,6 +97,8 @@ export function graphUrl(cfg: PlatformConfig, path: string, query: Record<string
   return url;
 }
 
+const STOPPING = 'interrupted: the service is stopping';
+
 /** One HTTP exchange with the platform; never throws for the platform's or the network's failures. */
 export async function graphFetch(cfg: PlatformConfig, url: URL, init: { method: 'GET' | 'POST'; body?: string }): Promise<PlatformResult<unknown>> {
   let res: Response;
@@ -104,10 +108,11 @@ export async function graphFetch(cfg: PlatformConfig, url: URL, init: { method: 
       method: init.method,
       headers: init.body !== undefined ? { 'content-type': 'application/json' } : {},
       body: init.body,
-      signal: AbortSignal.timeout(cfg.timeoutMs ?? 30_000),
+      signal: cfg.signal ? AbortSignal.any([cfg.signal, AbortSignal.timeout(cfg.timeoutMs ?? 30_000)]) : AbortSignal.timeout(cfg.timeoutMs ?? 30_000),
     });
     text = await res.text();
   } catch (err) {
+    if (cfg.signal?.aborted) return { kind: 'transient', status: 0, message: STOPPING };
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
     const reason = timedOut ? `no answer within ${cfg.timeoutMs ?? 30_000} ms` : `network error: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`;
     return { kind: 'transient', status: 0, message: reason };
@@ -138,7 +143,7 @@ export async function graphGet(cfg: PlatformConfig, path: string, query: Record<
     return await pRetry(
       async () => {
         last.result = await graphFetch(cfg, url, { method: 'GET' });
-        if (last.result.kind === 'transient' && !isReduceDataError(last.result)) throw new TransientAttempt(last.result.message);
+        if (last.result.kind === 'transient' && !isReduceDataError(last.result) && !cfg.signal?.aborted) throw new TransientAttempt(last.result.message);
         return last.result;
       },
       { retries: cfg.retries ?? 2, minTimeout: 200, factor: 2 },

@@ -12,7 +12,7 @@ import { completeLead } from '../../commands/lead/intake.ts';
 import { decideFetchAttemptFailed } from '../../commands/lead/decide.ts';
 import { leadAggregate, leadStream } from '../../commands/lead/lead.ts';
 import type { Services } from '../services.ts';
-import { pauseAfter } from './sleepers.ts';
+import { finishWithin, pauseAfter } from './sleepers.ts';
 import type { ProcessManager } from './process.ts';
 
 const POLL_MS = 200;
@@ -74,8 +74,8 @@ export async function recordAttempt(services: Services, row: DueFetch, outcome: 
  * while the platform answers: the event store shows events only below the oldest running transaction, so a claim
  * held open across a platform that hangs (up to its time-outs) stalled every projector.
  */
-export async function fetchDueLeads(services: Services): Promise<number> {
-  const cfg = platformConfigFrom(services.config);
+export async function fetchDueLeads(services: Services, signal?: AbortSignal): Promise<number> {
+  const cfg: PlatformConfig = { ...platformConfigFrom(services.config), signal };
   const now = services.now();
   const rows = await claimDueFetches(services.pool, now, BATCH, new Date(now.getTime() + CLAIM_MS));
   const attempts = await Promise.all(rows.map(async (row) => ({ row, outcome: await attempt(services, row, cfg) })));
@@ -90,10 +90,12 @@ export const leadFetchProcess: ProcessManager = {
     let timer: NodeJS.Timeout | null = null;
     let running: Promise<void> = Promise.resolve();
     let failures = 0;
+    // Aborted when a stop's grace is over: a fetch still waiting for the platform ends (transient: a retry is scheduled).
+    const interrupt = new AbortController();
     const pass = async () => {
       try {
         // A full batch means more may be due: go again at once.
-        while (!stopped && (await fetchDueLeads(services)) === BATCH);
+        while (!stopped && (await fetchDueLeads(services, interrupt.signal)) === BATCH);
         failures = 0;
       } catch (error) {
         failures++;
@@ -106,7 +108,7 @@ export const leadFetchProcess: ProcessManager = {
       async stop() {
         stopped = true;
         if (timer) clearTimeout(timer);
-        await running;
+        await finishWithin(running, services.config.shutdownGraceMs, interrupt);
       },
     };
   },

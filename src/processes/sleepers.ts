@@ -34,3 +34,19 @@ export function pauseAfter(idleMs: number, failuresInARow: number): number {
   if (failuresInARow === 0) return idleMs;
   return Math.max(idleMs, Math.min(idleMs * 2 ** failuresInARow, MAX_FAILURE_PAUSE_MS));
 }
+
+/**
+ * A stopping worker's wait for its in-flight work: `graceMs` at most, then `abort` ends the platform or webhook
+ * calls still waiting for an answer (each records or leaves its work to be tried again), and the wait goes on
+ * for the little that follows.
+ */
+export async function finishWithin(work: Promise<unknown>, graceMs: number, abort: AbortController): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), graceMs); });
+  try {
+    if (await Promise.race([work.then(() => 'done' as const), grace]) === 'late') abort.abort();
+  } finally {
+    clearTimeout(timer);
+  }
+  await work;
+}

@@ -29,6 +29,8 @@ export interface SendPushOptions {
   lookup?: LookupAll;
   /** Keep-alive pool shared by pushes; without it each attempt opens and closes its own connection. */
   agents?: SenderAgents;
+  /** The service is stopping: an attempt still waiting ends at once, as `interrupted`. */
+  interrupt?: AbortSignal;
 }
 
 export interface PushResult {
@@ -38,6 +40,8 @@ export interface PushResult {
   /** Empty on success. */
   error: string;
   durationMs: number;
+  /** Ended by `interrupt`, not by the receiver: not an attempt to record (its claim expires and it is sent again). */
+  interrupted?: boolean;
 }
 
 type Outcome = Omit<PushResult, 'durationMs'>;
@@ -73,13 +77,15 @@ export function pushHeaders(delivery: PushDelivery, secret: string, nowSeconds: 
 /** Make one attempt; never throws, every failure comes back as a result with its status and error. */
 export async function sendPush(options: SendPushOptions): Promise<PushResult> {
   const started = performance.now();
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.interrupt ? AbortSignal.any([options.interrupt, timeout]) : timeout;
   let outcome: Outcome;
   try {
     outcome = await attempt(options, signal);
   } catch (error) {
     outcome = failure(0, signal.aborted ? timedOut(options.timeoutMs) : describeNetworkError(error));
   }
+  if (!outcome.ok && options.interrupt?.aborted) outcome = { ...failure(0, 'interrupted: the service is stopping'), interrupted: true };
   return { ...outcome, durationMs: Math.round(performance.now() - started) };
 }
 

@@ -6,10 +6,16 @@
 // restart the service; the cluster was left running, the stop cut short).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
+import { startTestServer } from '../support/server.ts';
+import { startSandbox } from '../../ops/sandbox/server.ts';
+import { loadConfig } from '../../src/config.ts';
+import { setupConversions, waitForDeliveries } from '../conversions/support.ts';
 
 interface Ctx { db: TestDatabase }
 const test = suite<Ctx>('npm start: a signal stops the service in order, and its embedded PostgreSQL');
@@ -111,6 +117,62 @@ test('embedded PostgreSQL: SIGTERM to the process, then (restarted) Ctrl-C to th
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+/** A platform that takes requests and never answers; tells when the first arrived. */
+async function silentPlatform(): Promise<{ url: string; arrived: Promise<void>; close(): void }> {
+  let arrive: () => void = () => {};
+  const arrived = new Promise<void>((resolve) => { arrive = resolve; });
+  const server = http.createServer((req) => { req.resume(); arrive(); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrived, close: () => { server.closeAllConnections(); server.close(); } };
+}
+
+// A stop waited for the platform calls in flight: a delivery send up to its 20 s time-out (lead fetches 30 s and
+// their retries, webhook pushes WEBHOOK_TIMEOUT_MS), while a supervisor's patience before SIGKILL is often 10 s.
+test('SIGTERM while a delivery waits for a platform that never answers: exit within SHUTDOWN_GRACE, the delivery sent after a restart', async () => {
+  const sandbox = await startSandbox();
+  const silent = await silentPlatform();
+  // The test's own server queues the deliveries and never sends; the services started below do.
+  const server = await startTestServer({ PLATFORM_SENDING: 'off', PLATFORM_API_URL: sandbox.url });
+  const env = { DATABASE_URL: server.db.url, SHUTDOWN_GRACE: '1s', DELIVERY_RETRY_SCHEDULE: '1s' };
+  const started: Started[] = [];
+  try {
+    const s = await setupConversions(server, { targets: [{ datasetId: '3001', mode: 'live' }] });
+    const res = await server.request('POST', '/events', { key: s.key, body: { source: s.sourceId, status: 'won', consent: true, external_id: 'stop-1', email: 'stop1@x.pl' } });
+    assert.is(res.status, 202, JSON.stringify(res.body));
+    await server.settle();
+
+    const first = await start({ ...env, PLATFORM_API_URL: silent.url });
+    started.push(first);
+    await silent.arrived;
+    const signalled = Date.now();
+    const code = await stopWith(first, 'SIGTERM');
+    const took = Date.now() - signalled;
+    assert.is(code, 0, first.output());
+    assert.match(first.output(), /"msg":"stopped"/);
+    assert.ok(took < 1000 + 5000, `the stop took ${took} ms (grace 1 s)`);
+    console.log(`    stop with a send in flight: ${took} ms (SHUTDOWN_GRACE 1 s)`);
+
+    const second = await start({ ...env, PLATFORM_API_URL: sandbox.url });
+    started.push(second);
+    const [delivery] = await waitForDeliveries(server, s.key, [res.body.event_id], 30_000);
+    assert.is(delivery.status, 'accepted', JSON.stringify(delivery));
+    assert.is(delivery.attempts, 2, 'the interrupted send counts as an attempt, then a retry');
+    assert.is(sandbox.ledger.timesAccepted('3001', delivery.platform_event_id), 1);
+    assert.is(await stopWith(second, 'SIGTERM'), 0, second.output());
+  } finally {
+    for (const { child } of started) if (child.exitCode === null) child.kill('SIGKILL');
+    silent.close();
+    await server.stop();
+    await sandbox.stop();
+  }
+});
+
+test('SHUTDOWN_GRACE is checked at start', () => {
+  assert.is(loadConfig({}).shutdownGraceMs, 10_000);
+  assert.is(loadConfig({ SHUTDOWN_GRACE: '2s' }).shutdownGraceMs, 2000);
+  assert.throws(() => loadConfig({ SHUTDOWN_GRACE: 'soon' }), /SHUTDOWN_GRACE="soon" is not valid/);
 });
 
 test.run();

@@ -29,7 +29,7 @@ function refusesEveryEvent(r: Extract<ConversionResult, { kind: 'permanent' }>):
 export async function sendDispatch(cfg: PlatformConfig, dispatch: Dispatch, rows: QueuedDelivery[], out = new Map<string, DispatchOutcome>()): Promise<Map<string, DispatchOutcome>> {
   const all = (outcome: DispatchOutcome) => { for (const r of rows) out.set(r.id, outcome); return out; };
   if (rows.length === 0) return out;
-  if (Date.now() > dispatch.startBefore) return all({ kind: 'unsent' });
+  if (Date.now() > dispatch.startBefore || cfg.signal?.aborted) return all({ kind: 'unsent' });
   const result = await sendConversionBatch(cfg, {
     datasetId: dispatch.datasetId, accessToken: dispatch.accessToken, events: rows.map(toServerEvent),
     ...(dispatch.testEventCode ? { testEventCode: dispatch.testEventCode } : {}),

@@ -13,7 +13,7 @@ import { decideAttempt, decideOutcomes, type DeliveryFacts } from '../../../comm
 import { MAX_AGE_MS } from '../../../commands/conversion/validate.ts';
 import { claimBatch, settleBatch, type QueuedDelivery, type Settlement } from './queue-sql.ts';
 import { recordWith } from '../record.ts';
-import { pauseAfter, Sleepers } from '../sleepers.ts';
+import { finishWithin, pauseAfter, Sleepers } from '../sleepers.ts';
 import { sendDispatch, type DispatchOutcome } from './send.ts';
 
 export interface DeliveryWorkerOptions {
@@ -60,6 +60,8 @@ export class DeliveryWorker {
   private stopped = false;
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Sleepers();
+  /** Aborted when a stop's grace is over: a send still waiting for the platform ends (transient: a retry is scheduled). */
+  private readonly interrupt = new AbortController();
 
   constructor(private readonly services: Services, private readonly options: DeliveryWorkerOptions) {}
 
@@ -72,7 +74,7 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     this.sleepers.wakeAll();
-    await Promise.all(this.loops);
+    await finishWithin(Promise.all(this.loops), this.services.config.shutdownGraceMs, this.interrupt);
   }
 
   private async loop(): Promise<void> {
@@ -139,8 +141,9 @@ export class DeliveryWorker {
       if (group) group.push(d);
       else groups.set(d.test_event_code, [d]);
     }
+    const platform = { ...this.options.platform, signal: this.interrupt.signal };
     for (const [testEventCode, group] of groups) {
-      await sendDispatch(this.options.platform, { datasetId: group[0].dataset_id, accessToken, testEventCode, startBefore }, group, outcomes);
+      await sendDispatch(platform, { datasetId: group[0].dataset_id, accessToken, testEventCode, startBefore }, group, outcomes);
     }
     return outcomes;
   }

@@ -23,7 +23,7 @@ export const jobsProcess: ProcessManager = {
   name: 'jobs',
   start(services: Services) {
     const log = services.log.child({ component: 'jobs' });
-    const engine = new JobEngine(services, { handlers: jobHandlers() });
+    const engine = new JobEngine(services, { handlers: jobHandlers(), stopGraceMs: services.config.shutdownGraceMs });
     const scheduler = new JobScheduler(services);
     const started = Promise.all([engine.start(), scheduler.start()]).catch((error) => log.error('jobs did not start', { error }));
     return {

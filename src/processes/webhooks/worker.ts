@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.ts';
 import { createListener, type Listener } from '../../db/listen.ts';
 import { recordWith } from '../record.ts';
-import { pauseAfter, Sleepers } from '../sleepers.ts';
+import { finishWithin, pauseAfter, Sleepers } from '../sleepers.ts';
 import { closeSenderAgents, createSenderAgents, type SenderAgents } from '../../webhooks/agents.ts';
 import { sendPush } from '../../webhooks/sender.ts';
 import { decryptSecret } from '../../webhooks/signature.ts';
@@ -51,6 +51,8 @@ export function webhookSenderOptions(services: Services, overrides: Partial<Webh
 
 export class WebhookSender {
   private stopped = false;
+  /** Aborted when a stop's grace is over: pushes still waiting for their receivers end. */
+  private readonly interrupt = new AbortController();
   private readonly loops: Promise<void>[] = [];
   private readonly sleepers = new Sleepers();
   private readonly agents: SenderAgents = createSenderAgents();
@@ -75,7 +77,7 @@ export class WebhookSender {
     this.stopped = true;
     if (this.maintenance) clearInterval(this.maintenance);
     this.sleepers.wakeAll();
-    await Promise.all(this.loops);
+    await finishWithin(Promise.all(this.loops), this.services.config.shutdownGraceMs, this.interrupt);
     await this.listener?.close().catch(() => {});
     closeSenderAgents(this.agents);
   }
@@ -131,7 +133,9 @@ export class WebhookSender {
     const secrets = this.secretsOf(pushes);
     // One resolution per host and batch, not per push (a getaddrinfo each, or a DNS query).
     const lookup = lookupOnceEach(this.options.lookup ?? systemLookup);
-    const attempted = await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null, lookup)));
+    // Pushes a stop interrupted are not recorded: they stay claimed until the lease ends, then go out again.
+    const attempted = (await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null, lookup))))
+      .filter((a) => !a.result.interrupted);
     const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
     const health = await this.record(token, outcomes);
     await this.pauseWhereDue(health);
@@ -159,7 +163,7 @@ export class WebhookSender {
     }
     const result = await sendPush({
       url: push.url, secret, timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, lookup,
-      nowSeconds: Math.floor(Date.now() / 1000), agents: this.agents,
+      nowSeconds: Math.floor(Date.now() / 1000), agents: this.agents, interrupt: this.interrupt.signal,
       delivery: { id: push.id, type: push.event_type, createdAt: push.created_at, data: push.payload },
     });
     return { push, result, id: randomUUID(), at: started.toISOString() };
