@@ -9,7 +9,8 @@ export const ownerCommands: CommandGroup = {
       const organizationId = required(ctx, 'org');
       const off = ctx.options.off === 'true';
       if (off === (ctx.options.users !== undefined)) throw new CliError('give either --users u1,u2,... or --off');
-      const users = off ? [] : required(ctx, 'users').split(',').map((u) => u.trim()).filter(Boolean);
+      // Each user once, as the command stores them (decideConfigureRoundRobin): what is printed is what is kept.
+      const users = off ? [] : [...new Set(required(ctx, 'users').split(',').map((u) => u.trim()).filter(Boolean))];
       if (!off && users.length === 0) throw new CliError('--users needs at least one user id');
       const position = await configureRoundRobin(ctx.services.store, { organizationId, users }, ctx.services.now());
       await ctx.settle(position);

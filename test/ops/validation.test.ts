@@ -134,6 +134,17 @@ test('flow create: a lead stage on a shop or sheet source (which has no leads) a
   await idOf(ctx, flow(form, '--stage', 'qualified'));
 });
 
+test('owners roundrobin: a user named twice is printed and stored once; --users with no user is refused', async (ctx) => {
+  await refused(ctx, [
+    [['owners', 'roundrobin', '--org', ctx.org, '--users', ' , '], /^--users needs at least one user id$/m],
+  ]);
+  const res = await ops(ctx, ['owners', 'roundrobin', '--org', ctx.org, '--users', 'ann,bob,ann']);
+  assert.is(res.code, 0, res.stderr);
+  assert.equal(JSON.parse(res.stdout).users, ['ann', 'bob']);
+  const stored = await ctx.db.pool.query("SELECT data->'users' AS users FROM es_events WHERE event_type = 'RoundRobinConfigured' ORDER BY global_position DESC LIMIT 1");
+  assert.equal(stored.rows[0].users, ['ann', 'bob']);
+});
+
 test('reports --as-of: a time the calendar lacks is refused, not read as another day', async (ctx) => {
   await refused(ctx, [
     [['reports', 'campaign', '--org', ctx.org, '--as-of', '2026-02-30T10:00:00Z'], /^--as-of is not an ISO 8601 time: 2026-02-30T10:00:00Z$/m],
