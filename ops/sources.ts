@@ -1,6 +1,7 @@
 // `ops source create | list | pause | resume`: where conversions come from.
-import { createSource, formSourceId, pauseSource, resumeSource } from '../commands/source/handlers.ts';
-import { SOURCE_KINDS, sourceStream } from '../commands/source/source.ts';
+import { createSource, pauseSource, resumeSource } from '../commands/source/handlers.ts';
+import { SOURCE_KINDS } from '../commands/source/source.ts';
+import { ApiError } from '../commands/shared/errors.ts';
 import { EVENT_FIELDS } from '../commands/conversion/fields.ts';
 import { listSources } from '../queries/setup.ts';
 import { CliError, existingOrganization, positional, required, type CommandGroup, type CliContext } from './context.ts';
@@ -41,15 +42,13 @@ export const sourceCommands: CommandGroup = {
       // A shop or sheet has no platform form: the id would be stored and listed as if it had.
       if (ctx.options['form-id'] !== undefined && kind !== 'form') throw new CliError('--form-id belongs to a form source');
       const platformFormId = ctx.options['form-id'] ?? null;
-      // The form's leads find their source by the id derived from organisation and form (ensureFormSource): a
-      // form source made here takes that id, or its flows would never see a lead (they would land on another).
-      const sourceId = kind === 'form' && platformFormId ? formSourceId(organizationId, platformFormId) : undefined;
-      if (sourceId && (await ctx.services.store.readStream(sourceStream(sourceId), { maxCount: 1 })).length) {
-        throw new CliError(`form ${platformFormId} already has its source ${sourceId}`);
-      }
+      // A form source takes the id its leads find it by (createSource): a second one for the form is a conflict.
       const created = await createSource(ctx.services.store, {
         organizationId, kind, name, csvUrl: ctx.options['csv-url'] ?? null, columns, platformFormId,
-      }, ctx.services.now(), sourceId);
+      }, ctx.services.now()).catch((error: unknown) => {
+        if (error instanceof ApiError && error.code === 'conflict') throw new CliError(`form ${platformFormId} already has its source ${error.details?.source_id}`);
+        throw error;
+      });
       await ctx.settle(created.position);
       ctx.print(`source ${created.id} created`);
       return { id: created.id };

@@ -18,7 +18,12 @@ export interface SourceInput {
   platformPageId?: string | null;
 }
 
-export async function createSource(store: EventStore, input: SourceInput, now: Date, sourceId: string = randomUUID()): Promise<{ id: string; position: Position }> {
+/**
+ * A source the operator makes. A form source with its platform form id takes the id derived from organisation and
+ * form (formSourceId), the one its leads find it by; another form source for that form is 409 conflict.
+ */
+export async function createSource(store: EventStore, input: SourceInput, now: Date): Promise<{ id: string; position: Position }> {
+  const sourceId = input.kind === 'form' && input.platformFormId ? formSourceId(input.organizationId, input.platformFormId) : randomUUID();
   const exists = await organizationExists(store, input.organizationId);
   const handled = await handleCommand(store, sourceStream(sourceId), sourceAggregate, (state) =>
     decideCreateSource(state, {
