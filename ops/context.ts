@@ -113,9 +113,6 @@ export function parseIsoTime(given: string): { at: Date; hasTime: boolean } | nu
   return Number.isNaN(at.getTime()) ? null : { at, hasTime: m[4] !== undefined };
 }
 
-/** YYYY-MM-DD of a day the calendar has (not 2030-02-30). */
-export const isCalendarDay = (text: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(text) && parseIsoTime(text) !== null;
-
 /** A count written in plain digits: `--limit 0x10` or `jobs cancel 1e1` is not read as 16 or 10. */
 export function positiveInteger(text: string, what: string): number {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;

@@ -10,7 +10,8 @@ import { requireOrganization } from '../commands/organization/handlers.ts';
 import { loadAdAccount } from '../commands/adaccount/handlers.ts';
 import { pageAggregate, pageStream } from '../commands/page/page.ts';
 import { sourceAggregate, sourceStream } from '../commands/source/source.ts';
-import { CliError, existingOrganization, isCalendarDay, positional, positiveInteger, required, type CliContext, type CommandGroup } from './context.ts';
+import { isDay } from '../src/processes/jobs/kinds/days.ts';
+import { CliError, existingOrganization, positional, positiveInteger, required, type CliContext, type CommandGroup } from './context.ts';
 
 const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
 
@@ -62,8 +63,7 @@ function paramsFor(ctx: CliContext, kind: JobKind): Record<string, unknown> {
   for (const [name, value] of [['since', since], ['until', until]] as const) {
     if (value === undefined) continue;
     if (!DAY_OPTIONS[kind].includes(name)) throw new CliError(`${kind} takes no --${name}`);
-    // A day the calendar has: Date.parse would roll 2030-02-30 over to 2 March.
-    if (!isCalendarDay(value)) throw new CliError(`--${name} must be a day YYYY-MM-DD, got ${value}`);
+    if (!isDay(value)) throw new CliError(`--${name} must be a day YYYY-MM-DD, got ${value}`);
   }
   if (kind === 'lead_import') return since ? { since } : {};
   if (kind !== 'ad_spend') return {};

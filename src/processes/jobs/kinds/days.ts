@@ -1,7 +1,7 @@
 // Calendar days for the sync windows: "today" in a given time zone, day arithmetic, and the range to sync.
 import { JobError } from '../handler.ts';
+import { isDay as isCalendarDay } from '../../../../projections/reporting_shared/days.ts';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 
 /** YYYY-MM-DD of the instant in the zone (an unknown zone falls back to UTC rather than failing the sync). */
@@ -17,8 +17,9 @@ export function addDays(day: string, n: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 }
 
+/** A day the calendar has, written YYYY-MM-DD: Date.parse alone would roll 2030-02-30 over to 2 March. */
 export function isDay(value: unknown): value is string {
-  return typeof value === 'string' && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+  return typeof value === 'string' && isCalendarDay(value);
 }
 
 /**
