@@ -1,16 +1,13 @@
 // `ops leads import --org ID --file F`: the platform's lead export (JSON array of Graph lead objects, or
 // the Ads Manager CSV), each lead through the same intake as the webhook; idempotent on platform_lead_id.
 // The file is streamed twice: a first reading checks every lead (a file with a bad row is refused whole,
-// nothing imported), a second imports them in batches; memory stays the same whatever the file's size.
+// nothing imported), a second imports them one by one; memory stays the same whatever the file's size.
 import fs from 'node:fs/promises';
 import cliProgress from 'cli-progress';
 import { countryCode, receiveLead } from '../commands/lead/intake.ts';
 import { LeadExportError, type PlatformLead } from '../src/platform/leads.ts';
 import { readLeadExport } from '../src/platform/lead-export-stream.ts';
 import { CliError, required, type CommandGroup, type CliContext } from './context.ts';
-
-/** Leads read ahead of the import at most. */
-export const IMPORT_BATCH = 500;
 
 interface Bar {
   update(value: number): void;
@@ -37,18 +34,6 @@ async function* leadsOf(file: fs.FileHandle, name: string, onBytes?: (bytes: num
     if ((error as NodeJS.ErrnoException).code) throw cannotRead(name, error);
     throw error;
   }
-}
-
-/** Up to `size` leads at a time. */
-async function* batches(leads: AsyncIterable<PlatformLead>, size: number): AsyncGenerator<PlatformLead[]> {
-  let batch: PlatformLead[] = [];
-  for await (const lead of leads) {
-    batch.push(lead);
-    if (batch.length < size) continue;
-    yield batch;
-    batch = [];
-  }
-  if (batch.length > 0) yield batch;
 }
 
 /** First reading: every lead checked, none kept; the number of leads. */
@@ -91,7 +76,7 @@ export const leadCommands: CommandGroup = {
   },
 };
 
-/** Second reading: the leads imported batch by batch, in file order; how many were new. */
+/** Second reading: the leads imported in file order; how many were new. */
 async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; total: number }): Promise<number> {
   const { organizationId, file, name, total } = input;
   const bar = progress(ctx, 'leads {bar} {value}/{total} ({percentage}%)', total);
@@ -101,13 +86,11 @@ async function importAll(ctx: CliContext, input: { organizationId: string; file:
   // Read once, at the first lead (an unknown organisation is refused there, before anything is written).
   let phoneCountryCode: string | undefined;
   try {
-    for await (const batch of batches(leadsOf(file, name), IMPORT_BATCH)) {
+    for await (const lead of leadsOf(file, name)) {
       phoneCountryCode ??= await countryCode(ctx.services, organizationId);
-      for (const lead of batch) {
-        const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode }, metadata);
-        if (received.created) created++;
-        bar.update(++done);
-      }
+      const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode }, metadata);
+      if (received.created) created++;
+      bar.update(++done);
     }
   } finally {
     bar.stop();
