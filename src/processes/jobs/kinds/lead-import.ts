@@ -4,7 +4,8 @@
 import { open } from '../../../crypto/secretBox.ts';
 import { platformConfigFrom, type PlatformConfig } from '../../../platform/graph.ts';
 import { listFormLeads, listPageForms, type LeadForm } from '../../../platform/leads.ts';
-import { receiveLead } from '../../../../commands/lead/intake.ts';
+import { countryCode, receiveLead } from '../../../../commands/lead/intake.ts';
+import { inLanes, laneKeys } from '../../../../commands/lead/lanes.ts';
 import { pageStream, type PageConnected } from '../../../../commands/page/page.ts';
 import { scopeId } from '../../../../commands/job/kinds.ts';
 import { ApiError } from '../../../../commands/shared/errors.ts';
@@ -41,17 +42,20 @@ async function startOf(ctx: JobContext): Promise<Date> {
   return last ? new Date(Math.max(last.getTime() - OVERLAP_MS, retention.getTime())) : retention;
 }
 
+/** Leads of a page in flight at once, one person's in order (lanes.ts). */
+const WIDTH = 4;
+
 async function importForm(ctx: JobContext, cfg: PlatformConfig, token: string, pageId: string, form: LeadForm, since: Date, tally: Tally): Promise<void> {
+  const phoneCountryCode = await countryCode(ctx.services, ctx.organizationId);
   let after: string | undefined;
   do {
     throwIfAborted(ctx.signal);
     const page = await listFormLeads(cfg, form.id, token, { since: since.toISOString(), after, limit: 100 });
     if (page.kind !== 'ok') throw new JobError(`the platform refused the leads of form ${form.id}: ${page.message}`, page.kind === 'permanent');
-    for (const lead of page.value.leads) {
-      tally.read += 1;
+    await inLanes(page.value.leads, WIDTH, (lead) => laneKeys(lead, phoneCountryCode), async (lead) => {
       try {
         const received = await receiveLead(ctx.services, {
-          organizationId: ctx.organizationId, lead: { ...lead, pageId, formName: lead.formName ?? form.name }, via: 'job',
+          organizationId: ctx.organizationId, lead: { ...lead, pageId, formName: lead.formName ?? form.name }, via: 'job', phoneCountryCode,
         }, ctx.metadata);
         if (received.created) tally.created += 1;
         else tally.known += 1;
@@ -59,8 +63,9 @@ async function importForm(ctx: JobContext, cfg: PlatformConfig, token: string, p
         if (!(error instanceof ApiError)) throw error;
         tally.refused.push(`${lead.platformLeadId} (${error.hint ?? error.code})`);
       }
+      tally.read += 1;
       ctx.progress(tally.read, `${tally.read} leads read, ${tally.created} new`);
-    }
+    });
     after = page.value.after ?? undefined;
   } while (after);
 }
