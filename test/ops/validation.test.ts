@@ -72,6 +72,32 @@ test('target create --dataset: only the platform\'s numeric dataset id is taken;
   assert.equal((await listed()).map((t) => [t.dataset_id, t.mode]), [['123456789', 'test']]);
 });
 
+test('page connect, source create --form-id, adaccount connect, jobs enqueue: only the platform\'s numeric page and form ids and act_<digits> accounts are taken', async (ctx) => {
+  const connect = (page: string) => ['page', 'connect', '--org', ctx.org, '--page', page, '--token', 'P'];
+  const form = (formId: string) => ['source', 'create', '--org', ctx.org, '--kind', 'form', '--name', 'Numeric form', '--form-id', formId];
+  const enqueue = (...args: string[]) => ['jobs', 'enqueue', ...args, '--org', ctx.org];
+  await refused(ctx, [
+    [connect('page-88'), /^--page must be the platform's numeric page id, got page-88$/m],
+    [connect('My clinic'), /^--page must be the platform's numeric page id/m],
+    [connect('https://facebook.com/100200'), /^--page must be the platform's numeric page id/m],
+    [connect('-100200'), /^--page must be the platform's numeric page id/m],
+    [connect('100200 '), /^--page must be the platform's numeric page id/m],
+    [form('form-77'), /^--form-id must be the platform's numeric form id, got form-77$/m],
+    [form('777x'), /^--form-id must be the platform's numeric form id/m],
+    [form(''), /^missing --form-id$/m],
+    [['adaccount', 'connect', '--org', ctx.org, '--account', 'act-4242', '--token', 'T'], /^--account must be the platform's ad account id act_<digits>, got act-4242$/m],
+    [['adaccount', 'connect', '--org', ctx.org, '--account', 'act_42x', '--token', 'T'], /^--account must be the platform's ad account id/m],
+    [enqueue('lead_import', '--page', 'page-88'), /^--page must be the platform's numeric page id, got page-88$/m],
+    [enqueue('ad_spend', '--account', 'my account'), /^--account must be the platform's ad account id act_<digits>, got my account$/m],
+  ]);
+  const connected = await ops(ctx, connect('100200'));
+  assert.is(connected.code, 0, connected.stderr);
+  assert.equal(JSON.parse(connected.stdout).page_id, '100200');
+  const source = await idOf(ctx, form('7770001'));
+  const listed = JSON.parse((await ops(ctx, ['source', 'list', '--org', ctx.org])).stdout) as { id: string; platform_form_id: string | null }[];
+  assert.equal(listed.filter((s) => s.id === source).map((s) => s.platform_form_id), ['7770001']);
+});
+
 test('jobs: a day option the kind does not read, another kind\'s target, a day the calendar lacks or a number not in digits is refused', async (ctx) => {
   assert.is((await ops(ctx, ['page', 'connect', '--org', ctx.org, '--page', '800', '--token', 'P'])).code, 0);
   const enqueue = (...args: string[]) => ['jobs', 'enqueue', ...args, '--org', ctx.org];
