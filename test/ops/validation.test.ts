@@ -137,6 +137,24 @@ test('org create and key create: a blank name, a currency ISO 4217 lacks or a ca
   assert.is(await orgs(), before + 1);
 });
 
+test('org create and key create: a name over 200 characters (as the API counts them) is refused; 200 are taken', async (ctx) => {
+  const orgs = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
+  const key = (name: string) => ['key', 'create', '--org', ctx.org, '--name', name, '--scopes', 'contacts:read'];
+  await refused(ctx, [
+    [['org', 'create', '--name', 'A'.repeat(201)], /^--name must be at most 200 characters, got 201$/m],
+    [['org', 'create', '--name', 'x'.repeat(5000)], /^--name must be at most 200 characters, got 5000$/m],
+    [key('k'.repeat(201)), /^--name must be at most 200 characters, got 201$/m],
+    [key('🔑'.repeat(201)), /^--name must be at most 200 characters, got 201$/m],
+  ]);
+  const before = await orgs();
+  await idOf(ctx, ['org', 'create', '--name', 'A'.repeat(200)]);
+  assert.is(await orgs(), before + 1);
+  // 200 emoji are 400 UTF-16 units: still 200 characters.
+  assert.is((await ops(ctx, key('🔑'.repeat(200)))).code, 0);
+  const names = (JSON.parse((await ops(ctx, ['key', 'list', '--org', ctx.org])).stdout) as { name: string }[]).map((k) => k.name);
+  assert.ok(names.includes('🔑'.repeat(200)));
+});
+
 test('source create --form-id: a form id on a shop or sheet source is refused', async (ctx) => {
   await refused(ctx, [
     [['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop', '--form-id', '555'], /^--form-id belongs to a form source$/m],
