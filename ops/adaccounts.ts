@@ -1,6 +1,6 @@
 // `ops adaccount connect`: an ad account's spend belongs to the organisation; its token is sealed at rest.
 import { connectAdAccount } from '../commands/adaccount/handlers.ts';
-import { required, type CommandGroup } from './context.ts';
+import { platformAccount, required, type CommandGroup } from './context.ts';
 
 export const adAccountCommands: CommandGroup = {
   connect: {
@@ -8,7 +8,7 @@ export const adAccountCommands: CommandGroup = {
     async run(ctx) {
       const organizationId = required(ctx, 'org');
       const connected = await connectAdAccount(ctx.services, {
-        organizationId, account: required(ctx, 'account'), token: required(ctx, 'token'),
+        organizationId, account: platformAccount(required(ctx, 'account')), token: required(ctx, 'token'),
       }, { organizationId, actor: 'operator' });
       await ctx.settle(connected.position);
       ctx.print(`ad account ${connected.account} (${connected.name}, ${connected.currency}, ${connected.timezone}) connected; its backfill is queued`);

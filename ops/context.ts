@@ -7,6 +7,8 @@ import { drainProjections } from '../src/projections/drain.ts';
 import { projectors } from '../src/projections/all.ts';
 import { requireOrganization } from '../commands/organization/handlers.ts';
 import { isoFromCaller } from '../commands/shared/time.ts';
+import { charCount, MAX_NAME_CHARS } from '../commands/shared/text.ts';
+import { ACCOUNT_ID } from '../commands/adaccount/adaccount.ts';
 
 /** A usage or input error: printed as one line on stderr, exit code 2, nothing written. */
 export class CliError extends Error {}
@@ -85,6 +87,31 @@ export function required(ctx: CliContext, name: string): string {
   const value = ctx.options[name];
   if (value === undefined || value === 'true' || value === '') throw new CliError(`missing --${name}`);
   return value;
+}
+
+/**
+ * The id of a platform object whose ids are numbers (a dataset, a page, a form): anything else is a pasted name
+ * or URL, which no lead, notice or send would ever match, so it is refused before it is stored.
+ */
+export function platformNumber(value: string, option: string, what: string): string {
+  if (!/^\d{1,64}$/.test(value)) throw new CliError(`--${option} must be the platform's numeric ${what}, got ${value}`);
+  return value;
+}
+
+/** An ad account as the platform writes it, act_<digits> (the digits alone are taken too). */
+export function platformAccount(value: string): string {
+  const account = value.startsWith('act_') ? value : `act_${value}`;
+  if (!ACCOUNT_ID.test(account)) throw new CliError(`--account must be the platform's ad account id act_<digits>, got ${value}`);
+  return account;
+}
+
+/** `--name N` of an organisation or a key: not blank, and at most MAX_NAME_CHARS characters (as the API counts them). */
+export function nameOption(ctx: CliContext): string {
+  const name = required(ctx, 'name');
+  if (name.trim() === '') throw new CliError('--name must not be blank');
+  const length = charCount(name);
+  if (length > MAX_NAME_CHARS) throw new CliError(`--name must be at most ${MAX_NAME_CHARS} characters, got ${length}`);
+  return name;
 }
 
 /** `--org ID` of an organisation the store has: a list for an unknown one is not_found (exit 2), not an empty list. */

@@ -11,7 +11,7 @@ import { loadAdAccount } from '../commands/adaccount/handlers.ts';
 import { pageAggregate, pageStream } from '../commands/page/page.ts';
 import { sourceAggregate, sourceStream } from '../commands/source/source.ts';
 import { isDay } from '../src/processes/jobs/kinds/days.ts';
-import { CliError, existingOrganization, positional, positiveInteger, required, type CliContext, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, platformAccount, platformNumber, positional, positiveInteger, required, type CliContext, type CommandGroup } from './context.ts';
 
 const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
 
@@ -27,10 +27,11 @@ function targetFor(ctx: CliContext, kind: JobKind): Target {
   const value = ctx.options[sort];
   if (value === undefined || value === 'true' || value === '') throw new CliError(`${kind} needs --${sort}`);
   if (sort === 'account') {
-    const account = value.startsWith('act_') ? value : `act_${value}`;
+    const account = platformAccount(value);
     return { sort, id: account, scope: scopeOf.account(account) };
   }
-  return { sort, id: value, scope: sort === 'page' ? scopeOf.page(value) : scopeOf.source(value) };
+  if (sort === 'page') return { sort, id: platformNumber(value, 'page', 'page id'), scope: scopeOf.page(value) };
+  return { sort, id: value, scope: scopeOf.source(value) };
 }
 
 /**

@@ -3,7 +3,7 @@ import { createApiKey, revokeApiKey, shownPrefix } from '../commands/apikey/hand
 import { ALL_SCOPES } from '../commands/shared/scopes.ts';
 import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../commands/shared/time.ts';
 import { listKeys } from '../queries/access.ts';
-import { CliError, existingOrganization, parseIsoTime, positional, required, type CliContext, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, nameOption, parseIsoTime, positional, required, type CliContext, type CommandGroup } from './context.ts';
 
 /** `--expires ISO` as the stored time: a real calendar time, and a later one than now (a key born expired is a typo). */
 function expiryOf(ctx: CliContext): string | null {
@@ -22,8 +22,7 @@ export const keyCommands: CommandGroup = {
     usage: 'key create --org ID --name N --scopes a,b,c [--expires ISO]',
     async run(ctx) {
       const organizationId = required(ctx, 'org');
-      const name = required(ctx, 'name');
-      if (name.trim() === '') throw new CliError('--name must not be blank');
+      const name = nameOption(ctx);
       // `--scopes ""` is a key with no scope: it may call GET /me and nothing else.
       const given = ctx.options.scopes;
       if (given === undefined || given === 'true') throw new CliError('missing --scopes');

@@ -1,6 +1,6 @@
 // `ops org create`: organisations own all data.
 import { createOrganization } from '../commands/organization/handlers.ts';
-import { CliError, required, type CommandGroup } from './context.ts';
+import { CliError, nameOption, type CommandGroup } from './context.ts';
 
 // The codes the HTTP edge takes for a sale's currency: an organisation's own currency is one of them.
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
@@ -9,8 +9,7 @@ export const orgCommands: CommandGroup = {
   create: {
     usage: 'org create --name N [--timezone TZ] [--currency CUR] [--phone-country-code 48]',
     async run(ctx) {
-      const name = required(ctx, 'name');
-      if (name.trim() === '') throw new CliError('--name must not be blank');
+      const name = nameOption(ctx);
       const timezone = ctx.options.timezone ?? 'Europe/Warsaw';
       const currency = (ctx.options.currency ?? 'PLN').toUpperCase();
       const phoneCountryCode = ctx.options['phone-country-code'] ?? '48';

@@ -4,7 +4,7 @@ import { SOURCE_KINDS } from '../commands/source/source.ts';
 import { ApiError } from '../commands/shared/errors.ts';
 import { EVENT_FIELDS } from '../commands/conversion/fields.ts';
 import { listSources } from '../queries/setup.ts';
-import { CliError, existingOrganization, positional, required, type CommandGroup, type CliContext } from './context.ts';
+import { CliError, existingOrganization, platformNumber, positional, required, type CommandGroup, type CliContext } from './context.ts';
 
 /** "--columns external_id=Order,status=Stage" -> { external_id: 'Order', status: 'Stage' } */
 export function parseColumns(text: string): Record<string, string> {
@@ -41,7 +41,7 @@ export const sourceCommands: CommandGroup = {
       if (columns && kind !== 'spreadsheet') throw new CliError('--columns belongs to a spreadsheet source');
       // A shop or sheet has no platform form: the id would be stored and listed as if it had.
       if (ctx.options['form-id'] !== undefined && kind !== 'form') throw new CliError('--form-id belongs to a form source');
-      const platformFormId = ctx.options['form-id'] ?? null;
+      const platformFormId = ctx.options['form-id'] === undefined ? null : platformNumber(required(ctx, 'form-id'), 'form-id', 'form id');
       // A form source takes the id its leads find it by (createSource): a second one for the form is a conflict.
       const created = await createSource(ctx.services.store, {
         organizationId, kind, name, csvUrl: ctx.options['csv-url'] ?? null, columns, platformFormId,

@@ -1,16 +1,14 @@
 // `ops target create | list`: dataset connections; the access token is shown never again after create.
 import { createTarget } from '../commands/target/handlers.ts';
 import { listTargets } from '../queries/setup.ts';
-import { CliError, existingOrganization, required, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, platformNumber, required, type CommandGroup } from './context.ts';
 
 export const targetCommands: CommandGroup = {
   create: {
     usage: 'target create --org ID --dataset DATASET_ID --token TOKEN [--mode test|live] [--test-code CODE]',
     async run(ctx) {
       const organizationId = required(ctx, 'org');
-      const datasetId = required(ctx, 'dataset');
-      // The platform's dataset (pixel) ids are numbers: anything else is a pasted name or URL, refused before it is stored.
-      if (!/^\d{1,64}$/.test(datasetId)) throw new CliError(`--dataset must be the platform's numeric dataset (pixel) id, got ${datasetId}`);
+      const datasetId = platformNumber(required(ctx, 'dataset'), 'dataset', 'dataset (pixel) id');
       const token = required(ctx, 'token');
       const testCode = ctx.options['test-code'] === undefined ? null : required(ctx, 'test-code');
       // Without --mode the test code decides: events sent without one count as live at the platform.

@@ -3,6 +3,12 @@
 // string spends two UTF-16 units on it.
 import { z } from 'zod';
 
+/**
+ * The longest name of an organisation, an API key or a source: the specification gives no limit for these, so
+ * they take the one it gives the other names and notes a person types (contact name, webhook description).
+ */
+export const MAX_NAME_CHARS = 200;
+
 /** Code points of a string: its UTF-16 length less one for each surrogate pair. */
 export function charCount(s: string): number {
   let n = s.length;

@@ -1,6 +1,6 @@
 // Source commands: create (any kind), pause and resume.
 import { ApiError, validationError } from '../shared/errors.ts';
-import { charCount } from '../shared/text.ts';
+import { charCount, MAX_NAME_CHARS } from '../shared/text.ts';
 import { SOURCE_KINDS, type SourceEvent, type SourceKind, type SourceState } from './source.ts';
 
 export interface CreateSource {
@@ -18,7 +18,7 @@ export interface CreateSource {
 
 type Decision = { events: SourceEvent[]; result: { id: string } };
 
-export const MAX_SOURCE_NAME = 200;
+export const MAX_SOURCE_NAME = MAX_NAME_CHARS;
 
 export function decideCreateSource(state: SourceState, cmd: CreateSource): Decision {
   if (state.exists) throw new ApiError('conflict', { source_id: cmd.sourceId });

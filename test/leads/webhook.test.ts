@@ -147,12 +147,12 @@ test('a lead the platform does not know fails at once (a permanent refusal is no
 test('ops page connect ties a page to an organisation (the token is stored sealed)', async ({ server }) => {
   const org = await server.newOrganization();
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
-  const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'page', 'connect', '--org', org.organizationId, '--page', 'page-88', '--token', 'secret-page-token', '--json'], { env });
-  assert.equal(JSON.parse(out.stdout), { page_id: 'page-88', organization_id: org.organizationId });
-  const [event] = await server.services.store.readStream('page-page-88');
+  const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'page', 'connect', '--org', org.organizationId, '--page', '880088', '--token', 'secret-page-token', '--json'], { env });
+  assert.equal(JSON.parse(out.stdout), { page_id: '880088', organization_id: org.organizationId });
+  const [event] = await server.services.store.readStream('page-880088');
   assert.not.ok(JSON.stringify(event.data).includes('secret-page-token'));
   await server.settle();
-  const row = await server.services.pool.query('SELECT organization_id FROM platform_pages WHERE page_id = $1', ['page-88']);
+  const row = await server.services.pool.query('SELECT organization_id FROM platform_pages WHERE page_id = $1', ['880088']);
   assert.is(row.rows[0].organization_id, org.organizationId);
 });
 

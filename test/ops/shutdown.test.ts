@@ -4,10 +4,7 @@
 // that relays a signal and SIGKILLs its child unless the child acknowledges it within 30 ms twice: src/main.ts had
 // removed tsx's acknowledging listener, and on a loaded machine the tsx parent misses it anyway (README walks
 // restart the service; the cluster was left running, the stop cut short).
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,56 +13,13 @@ import { startTestServer } from '../support/server.ts';
 import { startSandbox } from '../../ops/sandbox/server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { setupConversions, waitForDeliveries } from '../conversions/support.ts';
+import { root, silentPlatform, start, stopWith, type Started } from './service-process.ts';
 
 interface Ctx { db: TestDatabase }
 const test = suite<Ctx>('npm start: a signal stops the service in order, and its embedded PostgreSQL');
 
-const root = path.join(import.meta.dirname, '..', '..');
-const scripts = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
-/** The start script's command after its GLIBC_TUNABLES prefix: node and its arguments, no process in between. */
-const startArgs = scripts.start.slice(scripts.start.indexOf(' node ') + ' node '.length).split(' ');
-
 test.before(async (ctx) => { ctx.db = await freshDatabase('shutdown'); });
 test.after(async (ctx) => { await ctx.db.drop(); });
-
-interface Started { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
-
-/**
- * The service as `npm start` runs it, once it has logged "service ready". `viaNpm`: under `npm start` itself, as a
- * container or a supervisor runs it, so a signal goes to npm, which relays it to its child.
- */
-async function start(env: NodeJS.ProcessEnv, ownGroup = false, viaNpm = false): Promise<Started> {
-  const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, startArgs];
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
-  let text = '';
-  child.stdout!.on('data', (chunk) => { text += chunk; });
-  child.stderr!.on('data', (chunk) => { text += chunk; });
-  // 'close', not 'exit': the output's last lines may still be in the pipes when the process has exited.
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const ready = /"msg":"service ready","url":"([^"]+)"/.exec(text);
-    if (ready) return { child, url: ready[1], output: () => text, exited };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the service did not start:\n${text}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** The signal to the service's process alone, or (`group`) to its whole process group as Ctrl-C in a terminal sends it. */
-async function stopWith(started: Started, signal: NodeJS.Signals, group = false): Promise<number | null> {
-  if (group) process.kill(-started.child.pid!, signal);
-  else started.child.kill(signal);
-  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000));
-  const code = await Promise.race([started.exited, timeout]);
-  if (code === 'timeout') {
-    started.child.kill('SIGKILL');
-    throw new Error(`no exit within 60 s:\n${started.output()}`);
-  }
-  return code;
-}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   test(`${signal} to the process: "stopping", then "stopped" and exit code 0`, async (ctx) => {
@@ -118,15 +72,6 @@ test('embedded PostgreSQL: SIGTERM to the process, then (restarted) Ctrl-C to th
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
-
-/** A platform that takes requests and never answers; tells when the first arrived. */
-async function silentPlatform(): Promise<{ url: string; arrived: Promise<void>; close(): void }> {
-  let arrive: () => void = () => {};
-  const arrived = new Promise<void>((resolve) => { arrive = resolve; });
-  const server = http.createServer((req) => { req.resume(); arrive(); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrived, close: () => { server.closeAllConnections(); server.close(); } };
-}
 
 // A stop waited for the platform calls in flight: a delivery send up to its 20 s time-out (lead fetches 30 s and
 // their retries, webhook pushes WEBHOOK_TIMEOUT_MS), while a supervisor's patience before SIGKILL is often 10 s.

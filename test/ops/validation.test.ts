@@ -72,6 +72,32 @@ test('target create --dataset: only the platform\'s numeric dataset id is taken;
   assert.equal((await listed()).map((t) => [t.dataset_id, t.mode]), [['123456789', 'test']]);
 });
 
+test('page connect, source create --form-id, adaccount connect, jobs enqueue: only the platform\'s numeric page and form ids and act_<digits> accounts are taken', async (ctx) => {
+  const connect = (page: string) => ['page', 'connect', '--org', ctx.org, '--page', page, '--token', 'P'];
+  const form = (formId: string) => ['source', 'create', '--org', ctx.org, '--kind', 'form', '--name', 'Numeric form', '--form-id', formId];
+  const enqueue = (...args: string[]) => ['jobs', 'enqueue', ...args, '--org', ctx.org];
+  await refused(ctx, [
+    [connect('page-88'), /^--page must be the platform's numeric page id, got page-88$/m],
+    [connect('My clinic'), /^--page must be the platform's numeric page id/m],
+    [connect('https://facebook.com/100200'), /^--page must be the platform's numeric page id/m],
+    [connect('-100200'), /^--page must be the platform's numeric page id/m],
+    [connect('100200 '), /^--page must be the platform's numeric page id/m],
+    [form('form-77'), /^--form-id must be the platform's numeric form id, got form-77$/m],
+    [form('777x'), /^--form-id must be the platform's numeric form id/m],
+    [form(''), /^missing --form-id$/m],
+    [['adaccount', 'connect', '--org', ctx.org, '--account', 'act-4242', '--token', 'T'], /^--account must be the platform's ad account id act_<digits>, got act-4242$/m],
+    [['adaccount', 'connect', '--org', ctx.org, '--account', 'act_42x', '--token', 'T'], /^--account must be the platform's ad account id/m],
+    [enqueue('lead_import', '--page', 'page-88'), /^--page must be the platform's numeric page id, got page-88$/m],
+    [enqueue('ad_spend', '--account', 'my account'), /^--account must be the platform's ad account id act_<digits>, got my account$/m],
+  ]);
+  const connected = await ops(ctx, connect('100200'));
+  assert.is(connected.code, 0, connected.stderr);
+  assert.equal(JSON.parse(connected.stdout).page_id, '100200');
+  const source = await idOf(ctx, form('7770001'));
+  const listed = JSON.parse((await ops(ctx, ['source', 'list', '--org', ctx.org])).stdout) as { id: string; platform_form_id: string | null }[];
+  assert.equal(listed.filter((s) => s.id === source).map((s) => s.platform_form_id), ['7770001']);
+});
+
 test('jobs: a day option the kind does not read, another kind\'s target, a day the calendar lacks or a number not in digits is refused', async (ctx) => {
   assert.is((await ops(ctx, ['page', 'connect', '--org', ctx.org, '--page', '800', '--token', 'P'])).code, 0);
   const enqueue = (...args: string[]) => ['jobs', 'enqueue', ...args, '--org', ctx.org];
@@ -109,6 +135,24 @@ test('org create and key create: a blank name, a currency ISO 4217 lacks or a ca
   ]);
   await idOf(ctx, ['org', 'create', '--name', 'Acme', '--currency', 'eur', '--phone-country-code', '1']);
   assert.is(await orgs(), before + 1);
+});
+
+test('org create and key create: a name over 200 characters (as the API counts them) is refused; 200 are taken', async (ctx) => {
+  const orgs = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
+  const key = (name: string) => ['key', 'create', '--org', ctx.org, '--name', name, '--scopes', 'contacts:read'];
+  await refused(ctx, [
+    [['org', 'create', '--name', 'A'.repeat(201)], /^--name must be at most 200 characters, got 201$/m],
+    [['org', 'create', '--name', 'x'.repeat(5000)], /^--name must be at most 200 characters, got 5000$/m],
+    [key('k'.repeat(201)), /^--name must be at most 200 characters, got 201$/m],
+    [key('🔑'.repeat(201)), /^--name must be at most 200 characters, got 201$/m],
+  ]);
+  const before = await orgs();
+  await idOf(ctx, ['org', 'create', '--name', 'A'.repeat(200)]);
+  assert.is(await orgs(), before + 1);
+  // 200 emoji are 400 UTF-16 units: still 200 characters.
+  assert.is((await ops(ctx, key('🔑'.repeat(200)))).code, 0);
+  const names = (JSON.parse((await ops(ctx, ['key', 'list', '--org', ctx.org])).stdout) as { name: string }[]).map((k) => k.name);
+  assert.ok(names.includes('🔑'.repeat(200)));
 });
 
 test('source create --form-id: a form id on a shop or sheet source is refused', async (ctx) => {
