@@ -119,8 +119,12 @@ test('SIGTERM while a webhook push waits for a receiver that never answers: exit
 
     const second = await start(hookEnv);
     started.push(second);
-    // The interrupted push is not recorded as an attempt: it goes out again when its claim's lease is over.
+    // The interrupted push is no attempt, and its claim was released at the stop: it goes out at once, not when
+    // the claim's lease (2 x 10 s + 1 s) would have ended.
+    const restarted = Date.now();
     await eventually('the push delivered after the restart', () => receiver.received.length > heldCount, 60_000);
+    const waited = Date.now() - restarted;
+    assert.ok(waited < 10_000, `the push went out ${waited} ms after the restart: its claim was not released`);
     const attempts = await eventually('the attempt recorded', async () => {
       await api.settle();
       const listed = await api.request('GET', `/webhooks/${hook.body.id}/deliveries`, { key: org.key });

@@ -27,9 +27,14 @@ export function retryDelay(schedule: readonly number[], failedAttempts: number):
 }
 
 export function outcomesOf(attempted: Attempted[], schedule: readonly number[], now: Date): Outcomes {
-  const out: Outcomes = { events: new Map(), settlement: { done: [], retries: [] }, health: [] };
+  const out: Outcomes = { events: new Map(), settlement: { done: [], retries: [], released: [] }, health: [] };
   const health = new Map<string, HealthChange>();
   for (const { push, result, at, id } of attempted) {
+    // A push a stop cut short is no attempt: it is released, to go out again as soon as a worker runs.
+    if (result.interrupted) {
+      out.settlement.released.push({ id: push.id, organizationId: push.organization_id });
+      continue;
+    }
     const attempt = push.attempts + 1;
     const event = out.events.get(push.organization_id) ?? { type: 'WebhookPushesAttempted', data: { organizationId: push.organization_id, attempts: [] } };
     event.data.attempts.push({

@@ -84,6 +84,8 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
 export interface Settlement {
   done: { id: string; organizationId: string }[];
   retries: { id: string; organizationId: string; attempts: number; dueAt: Date }[];
+  /** Claimed but not attempted (a stop cut the push short): free to be claimed again at once. */
+  released: { id: string; organizationId: string }[];
 }
 
 /** Applies a claim's outcomes; only rows still held under this claim token change (a deleted one stays gone). */
@@ -101,6 +103,14 @@ export async function settlePushes(db: Queryable, token: string, s: Settlement):
        FROM unnest($2::text[], $3::text[], $4::int[], $5::timestamptz[]) AS r(id, organization_id, attempts, due)
        WHERE q.claim_token = $1 AND q.id = r.id AND q.organization_id = r.organization_id`,
       [token, s.retries.map((r) => r.id), s.retries.map((r) => r.organizationId), s.retries.map((r) => r.attempts), s.retries.map((r) => r.dueAt)],
+    );
+  }
+  if (s.released.length) {
+    await db.query(
+      `UPDATE webhook_queue q SET claimed_until = NULL, claim_token = NULL
+       FROM unnest($2::text[], $3::text[]) AS r(id, organization_id)
+       WHERE q.claim_token = $1 AND q.id = r.id AND q.organization_id = r.organization_id`,
+      [token, s.released.map((r) => r.id), s.released.map((r) => r.organizationId)],
     );
   }
 }

@@ -133,9 +133,7 @@ export class WebhookSender {
     const secrets = this.secretsOf(pushes);
     // One resolution per host and batch, not per push (a getaddrinfo each, or a DNS query).
     const lookup = lookupOnceEach(this.options.lookup ?? systemLookup);
-    // Pushes a stop interrupted are not recorded: they stay claimed until the lease ends, then go out again.
-    const attempted = (await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null, lookup))))
-      .filter((a) => !a.result.interrupted);
+    const attempted = await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null, lookup)));
     const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
     const health = await this.record(token, outcomes);
     await this.pauseWhereDue(health);
