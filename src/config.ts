@@ -17,6 +17,8 @@ export interface Config {
   /** Failed webhook attempts in a row that pause a subscription. */
   webhookPauseAfter: number;
   webhookTimeoutMs: number;
+  /** How long an API request may take before it is answered 500 internal_error (a database that stops answering). */
+  requestTimeoutMs: number;
   /** On SIGTERM: how long in-flight platform and webhook calls may go on before they are aborted. */
   shutdownGraceMs: number;
   /** Passphrase the key of secrets at rest (tokens, webhook secrets) is derived from; unset: a random key kept in the database. */
@@ -143,6 +145,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     webhookAllowPrivate: env.text('WEBHOOK_ALLOW_PRIVATE', '') === '1',
     webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
     webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000),
+    // At most what a Node.js timer holds (a larger delay fires at once).
+    requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
     shutdownGraceMs: env.duration('SHUTDOWN_GRACE', '10s'),
     secretKey: env.optional('SECRET_KEY'),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

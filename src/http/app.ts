@@ -1,4 +1,4 @@
-// The Express application: /healthz, then for everything else request id -> authentication -> rate limit
+// The Express application: request id and time-out, /healthz, then for everything else authentication -> rate limit
 // -> body parser -> idempotency (POST) -> route, with every failure rendered as the one JSON error body.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -6,14 +6,15 @@ import type { Services } from '../services.ts';
 import { KeyCache } from './auth.ts';
 import { docsRouter } from './docs.ts';
 import { authenticateRequest, routeNotFound } from './gate.ts';
-import { Idempotency } from './idempotency.ts';
+import { Idempotency, keepLateAnswer } from './idempotency.ts';
 import { watchKeyChanges } from './keyEvents.ts';
 import { buildOpenApi } from './openapi.ts';
 import { RATE_LIMIT_PER_MINUTE, rateLimit, RateLimiter } from './ratelimit.ts';
 import { registerRoute } from './register.ts';
-import { sendError, toApiError } from './render.ts';
+import { errorBody, languageOf, sendError, toApiError } from './render.ts';
 import type { RouteDef } from './route.ts';
 import { routes as routeTable } from './routes.ts';
+import { requestTimeout, timedOut } from './timeout.ts';
 import { mountPlatformWebhook } from '../routes/platformWebhook.ts';
 
 export interface AppState {
@@ -28,6 +29,8 @@ export interface AppExtras {
   rateLimitPerMinute?: number;
   /** Listen for key revocations (NOTIFY); default on. */
   watchKeys?: boolean;
+  /** The bound on every request (default: the config's REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,6 +79,8 @@ export function createApp(services: Services, state: AppState, extras: AppExtras
   app.set('case sensitive routing', true);
 
   app.use(requestContext(services));
+  // Every request, /healthz and the platform's webhook included: none may wait on a database that stopped answering.
+  app.use(requestTimeout(extras.requestTimeoutMs ?? services.config.requestTimeoutMs, services.log));
   app.get('/healthz', (_req, res) => {
     res.status(state.ready ? 200 : 503).json({ status: state.ready ? 'ok' : 'starting' });
   });
@@ -89,6 +94,12 @@ export function createApp(services: Services, state: AppState, extras: AppExtras
   app.use(routeNotFound(routes));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { apiError, unexpected } = toApiError(error);
+    // Answered by its time-out already (and logged then): a late failure is one more line only at debug level, and
+    // kept for its Idempotency-Key as it would have been sent.
+    if (timedOut(res)) {
+      services.log.debug('failure after the request timed out', { requestId: res.locals.requestId, error });
+      return keepLateAnswer(res, apiError.status, {}, errorBody(apiError, languageOf(req)));
+    }
     if (unexpected) services.log.error('unexpected error', { requestId: res.locals.requestId, error });
     if (res.headersSent) return;
     sendError(req, res, apiError);

@@ -25,7 +25,7 @@ export function authenticateRequest(keys: KeyCache, services: Pick<Services, 'no
     } catch (error) {
       res.locals.authError = error;
     }
-    next();
+    if (!res.headersSent) next(); // else answered by its time-out meanwhile: nothing more to do
   };
 }
 

@@ -53,6 +53,7 @@ export class Idempotency {
       const key: RecordKey = { organizationId: caller.organizationId, keyId: caller.keyId, idempotencyKey: given };
       await this.purgeNow(caller.organizationId);
       const token = await this.claimOrAnswer(key, fingerprintOf(req), res);
+      if (token && res.headersSent) return await this.releaseUnused(key, token, res);
       if (token) {
         this.captureAnswer(res, key, token);
         next();
@@ -84,15 +85,24 @@ export class Idempotency {
     throw new ApiError('idempotency_in_progress');
   }
 
-  /** Hold the handler's answer until it is stored (or the claim released), then send it. */
+  /** Answered by its time-out while claiming: the handler does not run, and the key is free again at once. */
+  private async releaseUnused(key: RecordKey, token: string, res: Response): Promise<void> {
+    await releaseRecord(this.services.pool, key, token).catch((error) => {
+      this.services.log.debug('idempotency claim of a timed-out request not released', { requestId: res.locals.requestId, error });
+    });
+  }
+
+  /**
+   * Hold the handler's answer until it is stored (or the claim released), then send it. Stored even when the
+   * request's time-out has answered meanwhile (then it is not sent): a retry with the key gets what really happened.
+   */
   private captureAnswer(res: Response, key: RecordKey, token: string): void {
     const json = res.json;
     const end = res.end;
-    const settle = async (body: string | null): Promise<void> => {
-      const status = res.statusCode;
+    const settle = async (status: number, headers: Record<string, string>, body: string | null): Promise<void> => {
       try {
         if (status >= 500 || status === 429) await releaseRecord(this.services.pool, key, token);
-        else await completeRecord(this.services.pool, key, token, { status, headers: replayableHeaders(res), body: this.sealBody(body) });
+        else await completeRecord(this.services.pool, key, token, { status, headers, body: this.sealBody(body) });
       } catch (error) {
         this.services.log.error('idempotency record not saved', { requestId: res.locals.requestId, error });
       }
@@ -100,13 +110,16 @@ export class Idempotency {
       res.end = end;
     };
     res.json = (body: unknown) => {
-      void settle(body === undefined ? null : JSON.stringify(body)).then(() => res.json(body));
+      void settle(res.statusCode, replayableHeaders(res.getHeaders()), body === undefined ? null : JSON.stringify(body)).then(() => { if (!res.headersSent) res.json(body); });
       return res;
     };
     res.end = ((...args: unknown[]) => {
-      void settle(null).then(() => (end as (...a: unknown[]) => Response).apply(res, args));
+      void settle(res.statusCode, replayableHeaders(res.getHeaders()), null).then(() => { if (!res.headersSent) (end as (...a: unknown[]) => Response).apply(res, args); });
       return res;
     }) as Response['end'];
+    res.locals.lateAnswer = ((status, headers, body) => {
+      void settle(status, replayableHeaders(headers), body === undefined ? null : JSON.stringify(body));
+    }) satisfies LateAnswer;
   }
 
   /**
@@ -130,15 +143,26 @@ export class Idempotency {
   }
 }
 
-function replayableHeaders(res: Response): Record<string, string> {
+type LateAnswer = (status: number, headers: Record<string, unknown>, body: unknown) => void;
+
+/**
+ * An answer given after the request's time-out has answered for it (src/http/timeout.ts): not sent, but stored
+ * (or the claim released) as if it had been, so that a retry with the Idempotency-Key learns what really happened.
+ */
+export function keepLateAnswer(res: Response, status: number, headers: Record<string, unknown>, body: unknown): void {
+  (res.locals.lateAnswer as LateAnswer | undefined)?.(status, headers, body);
+}
+
+function replayableHeaders(headers: Record<string, unknown>): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(res.getHeaders())) {
+  for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !NOT_REPLAYED.has(name.toLowerCase())) kept[name] = String(value);
   }
   return kept;
 }
 
 function replay(res: Response, answer: StoredAnswer): void {
+  if (res.headersSent) return; // answered by its time-out while the record was read
   for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
   res.setHeader('Idempotent-Replayed', 'true');
   res.status(answer.status);

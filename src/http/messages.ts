@@ -27,6 +27,12 @@ export const MESSAGES: Record<ErrorCode, Record<Language, string>> = {
   internal_error: { pl: 'Błąd po stronie serwera; spróbuj ponownie później.', en: 'Server-side error; retry later.' },
 };
 
+/** internal_error when a request's time-out answers for it (src/http/timeout.ts): its outcome is unknown. */
+export const TIMED_OUT: Record<Language, string> = {
+  pl: 'Baza danych nie odpowiedziała na czas; wynik zapytania jest nieznany, spróbuj ponownie później.',
+  en: 'The database did not answer in time; the outcome of the request is unknown, retry later.',
+};
+
 /** Accept-Language with quality values: English when an en tag outranks pl, Polish otherwise. */
 export function pickLanguage(header: string | undefined): Language {
   if (!header) return 'pl';

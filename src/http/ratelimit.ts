@@ -148,6 +148,7 @@ export function rateLimit(limiter: RateLimiter) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const allowance = await limiter.hit(bucketOf(req, res.locals.caller as Caller | undefined));
+      if (res.headersSent) return; // answered by its time-out meanwhile
       for (const [name, value] of Object.entries(limitHeaders(allowance))) res.setHeader(name, value);
       if (allowance.limited) return next(new ApiError('rate_limited', { retry_after: allowance.retryAfter }));
       next(res.locals.authError);

@@ -6,7 +6,8 @@ import type { Services } from '../services.ts';
 import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import { requireScope } from './auth.ts';
 import { fromZodError, languageOf } from './render.ts';
-import type { Caller, RouteDef } from './route.ts';
+import { keepLateAnswer } from './idempotency.ts';
+import type { Caller, RouteDef, RouteResult } from './route.ts';
 
 const NUL = /\u0000/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -99,12 +100,22 @@ function sendJsonText(req: Request, res: Response, status: number, text: string 
   res.uncork();
 }
 
+/** The answer of a request its time-out has answered meanwhile: not sent, kept only for its Idempotency-Key. */
+function dropLateAnswer(req: Request, res: Response, services: Services, result: RouteResult): void {
+  services.log.debug('answer after the request timed out dropped', { requestId: res.locals.requestId, status: result.status });
+  if (req.method !== 'POST') return;
+  const body = result.rawBody === undefined ? result.body : JSON.parse(typeof result.rawBody === 'string' ? result.rawBody : result.rawBody.join(''));
+  keepLateAnswer(res, result.status, result.headers ?? {}, body);
+}
+
 /** Express paths use :id; the route table writes them the same way. */
 export function registerRoute(router: Router, route: RouteDef, services: Services, hooks: RouteHooks = {}): void {
   const takesNoBody = !route.body && route.method === 'post';
   const before: RequestHandler[] = hooks.parseBody ? [takesNoBody ? noBodyParser(hooks.parseBody) : hooks.parseBody] : [];
   if (route.method === 'post' && hooks.idempotency) before.push(hooks.idempotency);
   router[route.method](route.path, ...before, async (req: Request, res: Response, next: NextFunction) => {
+    // Answered by its time-out while waiting in the middleware (src/http/timeout.ts): the operation does not start.
+    if (res.headersSent) return;
     try {
       const caller = res.locals.caller as Caller;
       requireScope(caller, route.scope);
@@ -119,6 +130,8 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
         language: languageOf(req),
         header: (name) => req.get(name),
       });
+      // Answered by its time-out meanwhile: this answer is dropped (the client has its 500 and the connection goes on).
+      if (res.headersSent) return dropLateAnswer(req, res, services, result);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       if (result.rawBody !== undefined) sendJsonText(req, res, result.status, result.rawBody);
       else if (result.body === undefined) res.status(result.status).end();

@@ -71,6 +71,7 @@ async function receive(services: Services, req: Request, res: Response): Promise
     await recordPendingLead(services, { organizationId: page.organization_id, platformLeadId: notice.platformLeadId, platformFormId: notice.formId, platformPageId: notice.pageId, submittedAt: notice.submittedAt }, metadata);
     recorded++;
   }
+  if (res.headersSent) return; // answered by its time-out meanwhile (a 500: the platform sends the notice again)
   res.status(200).json({ received: recorded });
 }
 

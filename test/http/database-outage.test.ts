@@ -1,47 +1,18 @@
 // The database goes away and comes back while the service runs. A process serving the API only (WORKERS=off)
 // learns that its writes are visible from the projectors' NOTIFYs (read-your-writes): pg-listen gave up
 // reconnecting 3 s into an outage, silently, and from then on every write waited out its 5 s bound.
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boot, type Booted } from '../../src/boot.ts';
-import { loadConfig } from '../../src/config.ts';
-import { closeApp, createApp } from '../../src/http/app.ts';
-import { createHttpServer } from '../../src/http/server.ts';
-import { createLogger } from '../../src/logger.ts';
-import { startTestServer, requester, type Requester, type TestOrg, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { createListener } from '../../src/db/listen.ts';
 import { eventually } from '../support/eventually.ts';
 import { startDatabaseProxy, type DatabaseProxy } from '../support/proxy.ts';
-import type { Services } from '../../src/services.ts';
 import { DeliveryWorker, deliveryWorkerOptions } from '../../src/processes/deliveries/worker.ts';
 import { leadFetchProcess } from '../../src/processes/leadFetch.ts';
+import { startApiOnly, type ApiOnly } from './support/apiOnly.ts';
 
-interface ApiOnly { request: Requester; services: Services; stop(): Promise<void> }
 interface Ctx { server: TestServer; proxy: DatabaseProxy; api: ApiOnly; org: TestOrg; logged: string[] }
 const test = suite<Ctx>('Database outage: the service answers in the error shape and recovers by itself');
-
-/** A process as `WORKERS=off npm start` runs it, reaching the database through the proxy. */
-async function startApiOnly(url: string, logged: string[]): Promise<ApiOnly> {
-  const config = loadConfig({ DATABASE_URL: url, WORKERS: 'off', LOG_LEVEL: 'error' });
-  const lines = new Writable({ write(chunk, _encoding, done) { logged.push(...String(chunk).trim().split('\n')); done(); } });
-  const booted: Booted = await boot(config, { log: createLogger('error', {}, lines), poolSize: 6 });
-  await booted.services.waiter.listen();
-  const app = createApp(booted.services, { ready: true });
-  const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    services: booted.services,
-    request: requester(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeApp(app);
-      await booted.shutdown();
-    },
-  };
-}
 
 test.before(async (ctx) => {
   ctx.server = await startTestServer();

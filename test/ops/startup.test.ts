@@ -50,6 +50,7 @@ test('loadConfig names the variable of every value it cannot use', () => {
     PORT: 'abc', LOG_LEVEL: 'verbose', JOB_CONCURRENCY: 'abc', WEBHOOK_TIMEOUT_MS: '10s', WEBHOOK_PAUSE_AFTER: '0',
     JOB_MAX_ATTEMPTS: '-1', PLATFORM_SENDING: 'maybe', DELIVERY_RETRY_SCHEDULE: '5x', JOB_LEASE: '1m,2m',
     DATABASE_URL: 'localhost:5432/service', EVENTSTORE_URL: 'http://es:2113', PLATFORM_API_URL: 'graph.facebook.com',
+    REQUEST_TIMEOUT_MS: '2147483648', // over what a Node.js timer holds: it would fire at once
   };
   for (const [name, value] of Object.entries(bad)) {
     try {
@@ -63,6 +64,8 @@ test('loadConfig names the variable of every value it cannot use', () => {
   // A URL is never echoed: it may hold a password.
   try { loadConfig({ DATABASE_URL: 'mysql://user:s3cret@db/x' }); } catch (error) { assert.not.match((error as Error).message, /s3cret/); }
   assert.is(loadConfig({ JOB_CONCURRENCY: '0', PORT: '0' }).jobs.concurrency, 0, 'no jobs in this process is a choice');
+  assert.is(loadConfig({}).requestTimeoutMs, 15_000);
+  assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), /REQUEST_TIMEOUT_MS="0" is not valid/);
 });
 
 test('npm start: a bad value, an unreachable database or event store, a port in use', async (ctx) => {
