@@ -9,25 +9,30 @@ import { ensureCheckpoint, lockKeys, readCheckpoint } from './checkpoints.ts';
 
 export async function drainProjections(pool: Pool, store: EventStore, projectors: readonly Projector[], waiter: CheckpointWaiter, target?: Position): Promise<void> {
   const head = target ?? (await store.headPosition());
-  for (const projector of projectors) {
-    const client = await pool.connect();
-    try {
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [lockKeys(projector.name).leader]);
-      if (!rows[0].ok) {
-        await waiter.waitFor([projector.name], head, 10_000);
-        continue;
-      }
-      await ensureCheckpoint(client, projector.name);
-      let after = await readCheckpoint(client, projector.name);
-      for (;;) {
-        const batch = await store.readAll({ after, maxCount: 1000 });
-        if (batch.length === 0) break;
-        await applyBatch(client, projector, batch);
-        after = batch[batch.length - 1].position;
-      }
-      await client.query('SELECT pg_advisory_unlock($1)', [lockKeys(projector.name).leader]);
-    } finally {
-      client.release();
+  // Side by side: read models are independent, and one slow projector (contacts, after a bulk import) no longer
+  // keeps the others waiting.
+  await Promise.all(projectors.map((projector) => drainOne(pool, store, projector, waiter, head)));
+}
+
+async function drainOne(pool: Pool, store: EventStore, projector: Projector, waiter: CheckpointWaiter, head: Position): Promise<void> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [lockKeys(projector.name).leader]);
+    if (!rows[0].ok) {
+      await waiter.waitFor([projector.name], head, 10_000);
+      return;
     }
+    await ensureCheckpoint(client, projector.name);
+    let after = await readCheckpoint(client, projector.name);
+    for (;;) {
+      // Every position is read (the checkpoint passes over all events), but only handled ones with their payload.
+      const batch = await store.readAll({ after, maxCount: 1000, payloadTypes: projector.handles });
+      if (batch.length === 0) break;
+      await applyBatch(client, projector, batch);
+      after = batch[batch.length - 1].position;
+    }
+    await client.query('SELECT pg_advisory_unlock($1)', [lockKeys(projector.name).leader]);
+  } finally {
+    client.release();
   }
 }
