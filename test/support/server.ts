@@ -6,6 +6,7 @@ import { boot, type Booted } from '../../src/boot.ts';
 import { closeApp, createApp, type AppState } from '../../src/http/app.ts';
 import { createHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { Express } from 'express';
 import type { Services } from '../../src/services.ts';
 import { createOrganization } from '../../commands/organization/handlers.ts';
 import { createApiKey } from '../../commands/apikey/handlers.ts';
@@ -66,6 +67,21 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** The app on a free local port; `close` ends its connections, then the app and the service it was booted with. */
+export async function serveOnFreePort(app: Express, booted: Booted): Promise<{ origin: string; close(): Promise<void> }> {
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeApp(app);
+      await booted.shutdown();
+    },
+  };
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const db = await freshDatabase('http');
   const config: Config = loadConfig({
@@ -82,9 +98,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   await booted.startWorkers();
   const state: AppState = { ready: true };
   const app = createApp(booted.services, state);
-  const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { origin, close } = await serveOnFreePort(app, booted);
   const { services } = booted;
 
   const settle = async () => {
@@ -115,10 +129,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     request: requester(origin),
     async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeApp(app);
-      await booted.shutdown();
+      await close();
       await db.drop();
     },
   };
