@@ -8,8 +8,11 @@ import { eventually } from '../support/eventually.ts';
 import { startDatabaseProxy, type DatabaseProxy } from '../support/proxy.ts';
 import { TIMED_OUT } from '../../src/http/messages.ts';
 import { startApiOnly, type ApiOnly } from './support/apiOnly.ts';
+import { leadgenWebhookBody, signLeadgenPayload } from '../../ops/sandbox/leadgen.ts';
+import { connectPage } from '../../commands/page/handlers.ts';
 
 const BOUND_MS = 2000;
+const APP_SECRET = 'freeze-app-secret';
 
 interface Ctx { server: TestServer; proxy: DatabaseProxy; api: ApiOnly; org: TestOrg; logged: string[] }
 const test = suite<Ctx>('Database freeze: requests are answered 500 internal_error at the bound, and normally after the thaw');
@@ -18,7 +21,7 @@ test.before(async (ctx) => {
   ctx.server = await startTestServer();
   ctx.proxy = await startDatabaseProxy(ctx.server.db.url);
   ctx.logged = [];
-  ctx.api = await startApiOnly(ctx.proxy.url, ctx.logged, { REQUEST_TIMEOUT_MS: String(BOUND_MS) });
+  ctx.api = await startApiOnly(ctx.proxy.url, ctx.logged, { REQUEST_TIMEOUT_MS: String(BOUND_MS), PLATFORM_APP_SECRET: APP_SECRET });
   ctx.org = await ctx.server.newOrganization();
 });
 test.after(async (ctx) => {
@@ -75,6 +78,35 @@ test('frozen: 500 internal_error at about the bound; thawed: answers again, and 
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.is(count(ctx, 'unexpected error'), 0, ctx.logged.join('\n'));
   assert.is(count(ctx, 'request timed out'), answers.length, ctx.logged.join('\n'));
+});
+
+test("the platform's leadgen webhook: 500 at the bound while frozen (the platform sends it again), then recorded once", async (ctx) => {
+  const { services } = ctx.server;
+  await connectPage(services.store, { organizationId: ctx.org.organizationId, pageId: '5500660077', token: 'page-token' }, services.secrets.encryptionKey, new Date());
+  await ctx.server.settle();
+  const raw = JSON.stringify(leadgenWebhookBody({ pageId: '5500660077', formId: '5500660088', leadId: '5500660099', createdTime: '2025-06-01T09:00:00Z' }));
+  const notify = () => fetch(`${ctx.api.origin}/platform/webhook`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signLeadgenPayload(APP_SECRET, raw) }, body: raw,
+  });
+
+  ctx.proxy.freeze();
+  const started = Date.now();
+  const frozen = await notify();
+  const took = Date.now() - started;
+  assert.is(frozen.status, 500);
+  assert.is((await frozen.json()).error.code, 'internal_error');
+  assert.ok(took >= BOUND_MS - 50 && took < BOUND_MS + 1500, `answered after ${took} ms (bound ${BOUND_MS} ms)`);
+
+  ctx.proxy.thaw();
+  // The platform retries a notice that was not answered 200; the lead's claim stream makes it one lead.
+  const again = await eventually('the notice sent again', async () => {
+    const res = await notify();
+    return res.status === 200 && res;
+  }, 10_000);
+  assert.equal(await again.json(), { received: 1 });
+  const claims = await services.store.readStream(`lead-platform-${ctx.org.organizationId}-5500660099`);
+  assert.is(claims.length, 1, 'one lead for the notice, sent twice');
+  assert.is(count(ctx, 'unexpected error'), 0, ctx.logged.join('\n'));
 });
 
 test.run();
