@@ -1,6 +1,6 @@
 // Organisation commands.
 import { ApiError, validationError } from '../shared/errors.ts';
-import { charCount, MAX_NAME_CHARS } from '../shared/text.ts';
+import { isName, MAX_NAME_CHARS } from '../shared/text.ts';
 import type { OrganizationEvent, OrganizationState } from './organization.ts';
 
 export interface CreateOrganization {
@@ -14,7 +14,7 @@ export interface CreateOrganization {
 
 export function decideCreateOrganization(state: OrganizationState, cmd: CreateOrganization): { events: OrganizationEvent[]; result: { id: string } } {
   if (state.exists) throw new ApiError('conflict', { organization_id: cmd.organizationId });
-  if (cmd.name.trim() === '' || charCount(cmd.name) > MAX_NAME_CHARS) throw validationError('name', `1-${MAX_NAME_CHARS} characters`);
+  if (!isName(cmd.name)) throw validationError('name', `1-${MAX_NAME_CHARS} characters`);
   const { organizationId, name, timezone, currency, phoneCountryCode, now } = cmd;
   return {
     events: [{ type: 'OrganizationCreated', data: { organizationId, name, timezone, currency, phoneCountryCode, createdAt: now } }],

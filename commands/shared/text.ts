@@ -9,6 +9,9 @@ import { z } from 'zod';
  */
 export const MAX_NAME_CHARS = 200;
 
+/** The name of an organisation, an API key or a source: not blank, and at most MAX_NAME_CHARS characters. */
+export const isName = (name: string): boolean => name.trim() !== '' && charCount(name) <= MAX_NAME_CHARS;
+
 /** Code points of a string: its UTF-16 length less one for each surrogate pair. */
 export function charCount(s: string): number {
   let n = s.length;

@@ -1,6 +1,6 @@
 // Source commands: create (any kind), pause and resume.
 import { ApiError, validationError } from '../shared/errors.ts';
-import { charCount, MAX_NAME_CHARS } from '../shared/text.ts';
+import { isName, MAX_NAME_CHARS } from '../shared/text.ts';
 import { SOURCE_KINDS, type SourceEvent, type SourceKind, type SourceState } from './source.ts';
 
 export interface CreateSource {
@@ -18,14 +18,12 @@ export interface CreateSource {
 
 type Decision = { events: SourceEvent[]; result: { id: string } };
 
-export const MAX_SOURCE_NAME = MAX_NAME_CHARS;
-
 export function decideCreateSource(state: SourceState, cmd: CreateSource): Decision {
   if (state.exists) throw new ApiError('conflict', { source_id: cmd.sourceId });
   if (!cmd.organizationExists) throw new ApiError('not_found', { organization_id: cmd.organizationId }, 'unknown organisation');
   if (!(SOURCE_KINDS as readonly string[]).includes(cmd.kind)) throw validationError('kind', `one of ${SOURCE_KINDS.join(', ')}`);
   const name = cmd.name.trim();
-  if (name === '' || charCount(name) > MAX_SOURCE_NAME) throw validationError('name', '1-200 characters');
+  if (!isName(name)) throw validationError('name', `1-${MAX_NAME_CHARS} characters`);
   if (cmd.csvUrl !== null && cmd.kind !== 'spreadsheet') throw validationError('csv_url', 'only a spreadsheet source reads a CSV');
   if (cmd.csvUrl !== null && !/^https?:\/\/\S+$/.test(cmd.csvUrl)) throw validationError('csv_url', 'an http(s) URL');
   if (cmd.kind === 'form' && !cmd.platformFormId) throw validationError('platform_form_id', 'a form source needs the platform form id');

@@ -5,8 +5,8 @@ import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
 import { organizationExists } from '../organization/handlers.ts';
 import { sourceAggregate, sourceStream } from './source.ts';
-import { firstChars } from '../shared/text.ts';
-import { decideCreateSource, decidePauseSource, decideResumeSource, MAX_SOURCE_NAME } from './decide.ts';
+import { firstChars, MAX_NAME_CHARS } from '../shared/text.ts';
+import { decideCreateSource, decidePauseSource, decideResumeSource } from './decide.ts';
 
 export interface SourceInput {
   organizationId: string;
@@ -53,7 +53,7 @@ export async function ensureFormSource(
   const { events } = decideCreateSource(sourceAggregate.initialState(), {
     sourceId, organizationId: input.organizationId, organizationExists: true, kind: 'form',
     // The platform's form name is not ours to refuse: a longer one names the source by its start.
-    name: firstChars(input.formName.trim() || input.platformFormId, MAX_SOURCE_NAME), csvUrl: null, columns: null,
+    name: firstChars(input.formName.trim() || input.platformFormId, MAX_NAME_CHARS), csvUrl: null, columns: null,
     platformFormId: input.platformFormId, platformPageId: input.platformPageId, now: now.toISOString(),
   });
   try {
