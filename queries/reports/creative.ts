@@ -4,7 +4,8 @@ import type { Queryable } from '../../src/db/pool.ts';
 import { addDays, tileRange } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type AccountRow, type AdRow, type CreativeAdRow, type SyncItem } from './catalog.ts';
 import { spendBy } from './facts.ts';
-import { leadsPerAd, spendPerAd, type AdFacts, type WeekTile } from './creative-facts.ts';
+import { leadsPerAd, spendPerAd, type AdFacts } from './creative-facts.ts';
+import { creativeTiles, totalTiles, type FactTile } from './signed-tiles.ts';
 import { byCurrency, fold, totals, type Cell, type TotalItem } from './assemble.ts';
 import { selectGroups, type CreativeGroup } from './creative-groups.ts';
 import { creativeRow, type CreativeRow } from './creative-row.ts';
@@ -39,20 +40,13 @@ export function weeksOf(params: Pick<CreativeParams, 'to' | 'weeks'>): Week[] {
   });
 }
 
-/** Each week tiled on its own (a 7-day bucket when the week is a Monday-to-Sunday one, else its days): no tile spans two weeks. */
-const weekTiles = (weeks: Week[]): WeekTile[] => weeks.flatMap((w) => tileRange(w.from, w.to).map((t) => ({ ...t, week: weeks.length - w.index })));
-
-/** Tiles of from..to counted in the total only: their week is past the `weekColumns` a query reads. */
-const totalTiles = (from: string, to: string, weekColumns: number): WeekTile[] => tileRange(from, to).map((t) => ({ ...t, week: weekColumns }));
-
 /**
  * Facts per ad over the weeks and over the range. When the range holds the weeks (as by default), one query
  * reads the weeks' tiles and the range's tiles before them, and the total of each row is the range's.
  */
-async function weeksAndRange(params: CreativeParams, weeks: Week[], read: (tiles: WeekTile[], weekColumns: number) => Promise<AdFacts[]>): Promise<[AdFacts[], AdFacts[]]> {
-  if (params.from > params.weeksFrom) return Promise.all([read(weekTiles(weeks), params.weeks), read(totalTiles(params.from, params.to, 0), 0)]);
-  const head = params.from < params.weeksFrom ? totalTiles(params.from, addDays(params.weeksFrom, -1), params.weeks) : [];
-  const rows = await read([...head, ...weekTiles(weeks)], params.weeks);
+async function weeksAndRange(params: CreativeParams, weeks: Week[], read: (tiles: FactTile[], weekColumns: number) => Promise<AdFacts[]>): Promise<[AdFacts[], AdFacts[]]> {
+  if (params.from > params.weeksFrom) return Promise.all([read(creativeTiles(weeks), params.weeks), read(totalTiles(params.from, params.to), 0)]);
+  const rows = await read(creativeTiles(weeks, params.from), params.weeks);
   return [rows, rows];
 }
 
@@ -160,7 +154,7 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
     weeksAndRange(params, weeks, (tiles, weekColumns) => spendPerAd(db, organizationId, tiles, weekColumns, selected)),
     // Every ad's leads over the range (for the unattributed count), the selected ones' weeks.
     filtered
-      ? Promise.all([leadsPerAd(db, organizationId, weekTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, totalTiles(params.from, params.to, 0), 0, everyAd)])
+      ? Promise.all([leadsPerAd(db, organizationId, creativeTiles(weeks), params.weeks, selected), leadsPerAd(db, organizationId, totalTiles(params.from, params.to), 0, everyAd)])
       : weeksAndRange(params, weeks, (tiles, weekColumns) => leadsPerAd(db, organizationId, tiles, weekColumns, everyAd)),
     // The previous period only feeds the totals per currency. When every ad with spend is in a group, the
     // campaign roll-ups give its spend with one row per campaign instead of one per ad.
@@ -169,7 +163,7 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
       return spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected)
         .then((rows) => ({ rows, spendOfAll }));
     }),
-    leadsPerAd(db, organizationId, totalTiles(previous.from, previous.to, 0), 0, selected),
+    leadsPerAd(db, organizationId, totalTiles(previous.from, previous.to), 0, selected),
   ]);
   const { creativeAds, ads, accounts, groups, groupOfAd, currencies } = catalog;
   const range = byGroup(cellsOf(spendRange, leadsRange, currencies), groupOfAd);
