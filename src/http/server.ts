@@ -44,7 +44,7 @@ export function createHttpServer(app: Express): http.Server {
 
 /** Before the app exists (database, migrations, workers still starting): nothing is read or written. */
 function answerStarting(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const health = req.method === 'GET' && (req.url ?? '').split('?')[0] === '/healthz';
+  const health = (req.method === 'GET' || req.method === 'HEAD') && (req.url ?? '').split('?')[0] === '/healthz';
   const body = health ? { status: 'starting' } : errorBody(new ApiError('internal_error'), pickLanguage(req.headers['accept-language']));
   const text = JSON.stringify(body);
   res.writeHead(health ? 503 : 500, {
