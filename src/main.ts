@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config.ts';
 import { boot, type Booted } from './boot.ts';
 import { closeApp, createApp, type AppState } from './http/app.ts';
-import { createHttpServer } from './http/server.ts';
+import { createStartingServer } from './http/server.ts';
 
 /** Resolves once the server listens; a port in use (or not allowed) rejects instead of throwing from an event. */
 function listen(server: http.Server, port: number): Promise<void> {
@@ -27,17 +27,20 @@ let port: number | undefined;
 let server: http.Server;
 let app: ReturnType<typeof createApp>;
 // A bad setting, an unreachable database or a port in use: one line saying so and exit code 1, no stack trace.
-// Workers already started are stopped in order first (they may hold claims).
+// Workers already started are stopped in order first (they may hold claims). The port is taken first, so /healthz
+// answers 503 while the database, the migrations and the workers start (and a port in use is known at once).
 try {
   const config = loadConfig();
   port = config.port;
+  const starting = createStartingServer();
+  server = starting.server;
+  await listen(server, config.port);
   booted = await boot(config);
   if (config.workers) await booted.startWorkers();
   else await booted.services.waiter.listen();
   if (config.webhookAllowPrivate) booted.services.log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');
   app = createApp(booted.services, state);
-  server = createHttpServer(app);
-  await listen(server, config.port);
+  starting.serve(app);
 } catch (error) {
   process.stderr.write(`cannot start: ${startProblem(error, port)}\n`);
   await booted?.shutdown().catch(() => {});

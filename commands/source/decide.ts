@@ -26,7 +26,6 @@ export function decideCreateSource(state: SourceState, cmd: CreateSource): Decis
   if (!isName(name)) throw validationError('name', `1-${MAX_NAME_CHARS} characters`);
   if (cmd.csvUrl !== null && cmd.kind !== 'spreadsheet') throw validationError('csv_url', 'only a spreadsheet source reads a CSV');
   if (cmd.csvUrl !== null && !/^https?:\/\/\S+$/.test(cmd.csvUrl)) throw validationError('csv_url', 'an http(s) URL');
-  if (cmd.kind === 'form' && !cmd.platformFormId) throw validationError('platform_form_id', 'a form source needs the platform form id');
   const { sourceId, organizationId, csvUrl, columns, platformFormId, platformPageId, now } = cmd;
   return {
     events: [{

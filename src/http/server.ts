@@ -1,23 +1,56 @@
 // The Node HTTP server around the app: requests Node refuses before Express sees them (a request line or headers
 // over the 16 KB limit, a malformed request) still get the specification's error body, not an empty answer, with
-// the headers every answer carries (X-Request-Id and the rate limit).
+// the headers every answer carries (X-Request-Id and the rate limit). Until the app is handed over, the server
+// answers on its own: GET /healthz 503 while the service starts (DESIGN.md), anything else 500 internal_error.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
-import { validationError } from '../../commands/shared/errors.ts';
+import { ApiError, validationError } from '../../commands/shared/errors.ts';
+import { pickLanguage } from './messages.ts';
 import { addressBucket, limitHeaders, type RateLimiter } from './ratelimit.ts';
 import { errorBody } from './render.ts';
 
-export function createHttpServer(app: Express): http.Server {
-  const server = http.createServer(app);
+export interface StartingServer {
+  server: http.Server;
+  /** From now on every request goes to `app`. */
+  serve(app: Express): void;
+}
+
+/** A server that can listen before the service is ready, so /healthz says "starting" (503) instead of nothing. */
+export function createStartingServer(): StartingServer {
+  let handler: http.RequestListener = answerStarting;
+  let limiter: RateLimiter | undefined;
+  const server = http.createServer((req, res) => handler(req, res));
   // Idle keep-alive connections outlive the clients' and load balancers' own idle time-outs (60 s is common), so a
   // client never sends a request on a socket the server is just closing ("socket hang up" / "fetch failed").
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  const limiter = app.locals.rateLimiter as RateLimiter | undefined;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => void answerClientError(error, socket, limiter));
+  return {
+    server,
+    serve(app) {
+      limiter = app.locals.rateLimiter as RateLimiter | undefined;
+      handler = app;
+    },
+  };
+}
+
+export function createHttpServer(app: Express): http.Server {
+  const { server, serve } = createStartingServer();
+  serve(app);
   return server;
+}
+
+/** Before the app exists (database, migrations, workers still starting): nothing is read or written. */
+function answerStarting(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const health = (req.method === 'GET' || req.method === 'HEAD') && (req.url ?? '').split('?')[0] === '/healthz';
+  const body = health ? { status: 'starting' } : errorBody(new ApiError('internal_error'), pickLanguage(req.headers['accept-language']));
+  const text = JSON.stringify(body);
+  res.writeHead(health ? 503 : 500, {
+    'X-Request-Id': randomUUID(), 'Retry-After': '1', 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)),
+  });
+  res.end(text);
 }
 
 async function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limiter: RateLimiter | undefined): Promise<void> {

@@ -45,4 +45,15 @@ test('source create --kind form takes the form\'s source id; a lead of the form 
   assert.is(await events(), before);
 });
 
+// DESIGN.md's contract: `source create --org ID --kind spreadsheet|shop|form --name N [--csv-url URL]` -> { "id" }.
+// A form source without --form-id used to be refused (validation_error platform_form_id, exit code 2).
+test('source create --kind form without --form-id: the contract\'s command line makes a form source with no platform form', async (ctx) => {
+  const org = JSON.parse((await ops(ctx, ['org', 'create', '--name', 'Form without id'])).stdout).id as string;
+  const made = await ops(ctx, ['source', 'create', '--org', org, '--kind', 'form', '--name', 'Walk-in form']);
+  assert.is(made.code, 0, made.stderr);
+  const { id } = JSON.parse(made.stdout) as { id: string };
+  const listed = JSON.parse((await ops(ctx, ['source', 'list', '--org', org])).stdout) as unknown[];
+  assert.equal(listed, [{ id, kind: 'form', name: 'Walk-in form', platform_form_id: null, paused: false }]);
+});
+
 test.run();

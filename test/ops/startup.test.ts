@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
+import { startDatabaseProxy } from '../support/proxy.ts';
 
 interface Ctx { db: TestDatabase }
 const test = suite<Ctx>('Startup: a bad configuration is one clear line and a non-zero exit');
@@ -88,6 +89,56 @@ test('npm start: a bad value, an unreachable database or event store, a port in 
     assertOneLine(portInUse, new RegExp(`port ${takenPort} is in use \\(PORT\\)`));
   } finally {
     taken.close();
+  }
+});
+
+// DESIGN.md: "GET /healthz ... answers 200 once the service is ready and 503 while it is not". The port used to be
+// taken only once everything had started: while the database, the migrations and the workers started, nothing answered.
+test('npm start: /healthz answers 503 while the service starts (a database that does not answer yet), 200 once ready', async (ctx) => {
+  const proxy = await startDatabaseProxy(ctx.db.url);
+  proxy.freeze();
+  const port = await unreachablePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root, env: { ...process.env, LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: proxy.url }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const origin = `http://127.0.0.1:${port}`;
+  const answer = async (path: string) => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        return await fetch(`${origin}${path}`, { headers: { 'Accept-Language': 'en' } });
+      } catch (error) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no answer on ${path}: ${error}\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  };
+  try {
+    const starting = await answer('/healthz');
+    assert.is(starting.status, 503, output);
+    assert.equal(await starting.json(), { status: 'starting' });
+    const api = await answer('/v1/me');
+    assert.is(api.status, 500);
+    assert.is(((await api.json()) as { error: { code: string } }).error.code, 'internal_error');
+    assert.not.match(output, /service ready/);
+    proxy.thaw();
+    const deadline = Date.now() + 60_000;
+    let status = 0;
+    while (status !== 200 && Date.now() < deadline) {
+      status = (await answer('/healthz')).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.is(status, 200, output);
+    assert.match(output, /service ready/);
+  } finally {
+    proxy.thaw();
+    child.kill('SIGTERM');
+    await closed;
+    await proxy.close();
   }
 });
 
