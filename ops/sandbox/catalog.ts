@@ -1,11 +1,12 @@
 // Seeded Graph objects the sandbox serves: pages, lead forms, leads, ad accounts, ads, creatives, CSV sheets.
-import type { AdAccountSeed, AdSeed, CreativeSeed, FormSeed, GraphLead, LeadSeed, PageSeed } from './types.ts';
+import type { AdAccountSeed, AdSeed, CreativeSeed, FormQuestion, FormSeed, GraphLead, LeadSeed, PageSeed } from './types.ts';
 
 export interface StoredForm {
   id: string;
   pageId: string;
   name: string;
   status: string;
+  questions: FormQuestion[];
 }
 
 export interface StoredAccount {
@@ -42,7 +43,7 @@ export class Catalog {
 
   seedForm(form: FormSeed): void {
     if (!this.pages.has(form.pageId)) this.seedPage({ id: form.pageId });
-    this.forms.set(form.id, { id: form.id, pageId: form.pageId, name: form.name, status: form.status ?? 'ACTIVE' });
+    this.forms.set(form.id, { id: form.id, pageId: form.pageId, name: form.name, status: form.status ?? 'ACTIVE', questions: form.questions ?? [] });
   }
 
   seedLead(seed: LeadSeed): GraphLead {

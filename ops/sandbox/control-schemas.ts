@@ -18,7 +18,10 @@ export const behaviourSchema = z.strictObject({
 export const pagesSchema = one(z.strictObject({ id, name: z.string().optional() }));
 
 export const formsSchema = one(
-  z.strictObject({ id, pageId: id, name: z.string(), status: z.enum(['ACTIVE', 'ARCHIVED', 'DELETED', 'DRAFT']).optional() }),
+  z.strictObject({
+    id, pageId: id, name: z.string(), status: z.enum(['ACTIVE', 'ARCHIVED', 'DELETED', 'DRAFT']).optional(),
+    questions: z.array(z.strictObject({ key: id, label: z.string(), type: z.string().optional() })).optional(),
+  }),
 );
 
 const adSource = z.strictObject({ ad_id: id, ad_name: z.string(), adset_id: id, adset_name: z.string(), campaign_id: id, campaign_name: z.string() });

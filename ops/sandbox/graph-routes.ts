@@ -29,7 +29,7 @@ function node(store: SandboxStore, id: string, url: URL): GetAnswer {
   const page = catalog.pages.get(id);
   if (page) return ok(project({ id: page.id, name: page.name }, fields));
   const form = catalog.forms.get(id);
-  if (form) return ok(project({ id: form.id, name: form.name, status: form.status, page_id: form.pageId }, fields));
+  if (form) return ok(project({ id: form.id, name: form.name, status: form.status, page_id: form.pageId, questions: form.questions }, fields));
   return unknownObject(id);
 }
 
@@ -71,7 +71,8 @@ function pageForms(store: SandboxStore, pageId: string, req: GetRequest): GetAns
   const start = decodeCursor(req.url.searchParams.get('after'));
   if (start === null) return invalidParameter('(#100) Invalid cursor');
   const limit = pageLimit(req.url.searchParams.get('limit'), 1000);
-  const all = store.catalog.pageForms(pageId).map((f) => ({ id: f.id, name: f.name, status: f.status }));
+  const fields = parseFields(req.url.searchParams.get('fields'));
+  const all = store.catalog.pageForms(pageId).map((f) => project({ id: f.id, name: f.name, status: f.status, questions: f.questions }, fields ?? parseFields('id,name,status')));
   return ok(pageOf(all.slice(start, start + limit), req.url, start, limit, start + limit < all.length, req.base));
 }
 

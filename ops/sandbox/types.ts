@@ -88,6 +88,14 @@ export interface FormSeed {
   pageId: string;
   name: string;
   status?: 'ACTIVE' | 'ARCHIVED' | 'DELETED' | 'DRAFT';
+  /** The form's questions as the platform lists them (`questions` field): key and the label shown to the person. */
+  questions?: FormQuestion[];
+}
+
+export interface FormQuestion {
+  key: string;
+  label: string;
+  type?: string;
 }
 
 export interface AdAccountSeed {

@@ -12,6 +12,40 @@ export interface LeadForm {
   id: string;
   name: string;
   status: string;
+  /** The question shown in the form, by field key (the form's `questions`); empty when the platform gave none. */
+  labels: Record<string, string>;
+}
+
+/** Form fields the service reads: the name, and the questions whose labels a lead's answers show. */
+const FORM_FIELDS = 'id,name,status,questions';
+
+/** The labels of a form's `questions` ([{ key, label, type }]), by key; anything else in it is ignored. */
+function questionLabels(questions: unknown): Record<string, string> {
+  const labels: Record<string, string> = {};
+  if (!Array.isArray(questions)) return labels;
+  for (const q of questions as Array<{ key?: unknown; label?: unknown }>) {
+    if (typeof q?.key === 'string' && typeof q.label === 'string' && q.label.trim() !== '') labels[q.key] = q.label;
+  }
+  return labels;
+}
+
+function formOf(f: { id?: unknown; name?: unknown; status?: unknown; questions?: unknown }): LeadForm {
+  return { id: String(f.id), name: String(f.name ?? ''), status: String(f.status ?? ''), labels: questionLabels(f.questions) };
+}
+
+/**
+ * A lead's answers labelled with the form's questions as the person saw them; an answer whose key the form
+ * does not list keeps the label made from its key.
+ */
+export function withFormLabels(lead: PlatformLead, labels: Record<string, string>): PlatformLead {
+  return { ...lead, answers: lead.answers.map((a) => (Object.hasOwn(labels, a.key) ? { ...a, label: labels[a.key]! } : a)) };
+}
+
+/** One lead form by id: its name and its questions' labels. */
+export async function fetchForm(cfg: PlatformConfig, formId: string, token: string): Promise<PlatformResult<LeadForm>> {
+  const answer = await graphGet(cfg, encodeURIComponent(formId), { access_token: token, fields: FORM_FIELDS });
+  if (answer.kind !== 'ok') return answer;
+  return { kind: 'ok', value: formOf({ id: formId, ...(answer.value as object) }) };
 }
 
 export interface LeadsPage {
@@ -89,10 +123,10 @@ export async function listPageForms(cfg: PlatformConfig, pageId: string, token: 
   const forms: LeadForm[] = [];
   let after: string | undefined;
   for (;;) {
-    const answer = await graphGet(cfg, `${encodeURIComponent(pageId)}/leadgen_forms`, { access_token: token, fields: 'id,name,status', limit: '100', after });
+    const answer = await graphGet(cfg, `${encodeURIComponent(pageId)}/leadgen_forms`, { access_token: token, fields: FORM_FIELDS, limit: '100', after });
     if (answer.kind !== 'ok') return answer;
-    const page = answer.value as GraphPage<LeadForm>;
-    for (const f of page.data ?? []) forms.push({ id: String(f.id), name: String(f.name ?? ''), status: String(f.status ?? '') });
+    const page = answer.value as GraphPage<{ id?: unknown; name?: unknown; status?: unknown; questions?: unknown }>;
+    for (const f of page.data ?? []) forms.push(formOf(f));
     const next = nextCursor(page);
     if (next === null) return { kind: 'ok', value: forms };
     after = next;

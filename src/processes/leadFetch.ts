@@ -5,8 +5,8 @@
 import type { EventMetadata } from '../eventstore/port.ts';
 import { handleCommand, loadAggregate } from '../eventstore/handle.ts';
 import { open } from '../crypto/secretBox.ts';
-import { fetchLead, type PlatformLead } from '../platform/leads.ts';
-import { graphGet, platformConfigFrom, type PlatformConfig } from '../platform/graph.ts';
+import { fetchForm, fetchLead, withFormLabels, type PlatformLead } from '../platform/leads.ts';
+import { platformConfigFrom, type PlatformConfig } from '../platform/graph.ts';
 import { claimDueFetches, pageOfOrganization, type DueFetch } from '../../queries/pages.ts';
 import { completeLead } from '../../commands/lead/intake.ts';
 import { decideFetchAttemptFailed } from '../../commands/lead/decide.ts';
@@ -20,11 +20,15 @@ const BATCH = 5;
 /** Longer than the platform calls of one fetch can take: the lead and the form's name, each 3 tries of 30 s at most. */
 const CLAIM_MS = 5 * 60_000;
 
-/** The form's name, when the platform tells it; the lead object itself does not carry it. */
-async function formName(cfg: PlatformConfig, formId: string, token: string): Promise<string | null> {
-  if (!formId) return null;
-  const answer = await graphGet(cfg, encodeURIComponent(formId), { access_token: token, fields: 'id,name' });
-  return answer.kind === 'ok' ? String((answer.value as { name?: unknown }).name ?? '') || null : null;
+/**
+ * The form's name and question labels, when the platform tells them; the lead object carries neither
+ * (its answers name only the field keys). A form the platform will not show leaves the lead as it is.
+ */
+async function withForm(cfg: PlatformConfig, lead: PlatformLead, formId: string, token: string): Promise<PlatformLead> {
+  if (!formId) return lead;
+  const form = await fetchForm(cfg, formId, token);
+  if (form.kind !== 'ok') return lead;
+  return { ...withFormLabels(lead, form.value.labels), formName: lead.formName ?? (form.value.name || null) };
 }
 
 type Attempt = { kind: 'ok'; lead: PlatformLead } | { kind: 'transient' | 'permanent'; reason: string };
@@ -37,8 +41,7 @@ async function attempt(services: Services, row: DueFetch, cfg: PlatformConfig): 
     const token = open(page.token_ciphertext, services.secrets.encryptionKey);
     const result = await fetchLead(cfg, row.platform_lead_id, token);
     if (result.kind !== 'ok') return { kind: result.kind, reason: `platform ${result.status}: ${result.message}`.slice(0, 500) };
-    const name = result.value.formName ?? (await formName(cfg, result.value.formId || row.platform_form_id, token));
-    return { kind: 'ok', lead: { ...result.value, formName: name } };
+    return { kind: 'ok', lead: await withForm(cfg, result.value, result.value.formId || row.platform_form_id, token) };
   } catch (error) {
     services.log.error('lead fetch failed unexpectedly', { error, leadId: row.lead_id });
     return { kind: 'transient', reason: 'internal error while fetching the lead' };

@@ -43,7 +43,7 @@ async function leads(server: TestServer, org: TestOrg): Promise<any[]> {
 }
 
 test('connecting a page backfills the retention window from every form, page by page', async ({ server, sandbox, org }) => {
-  sandbox.seedForm({ id: 'f-spring', pageId: PAGE, name: 'Spring form' });
+  sandbox.seedForm({ id: 'f-spring', pageId: PAGE, name: 'Spring form', questions: [{ key: 'full_name', label: 'Imię i nazwisko', type: 'FULL_NAME' }] });
   sandbox.seedForm({ id: 'f-big', pageId: PAGE, name: 'Big form' });
   for (let i = 0; i < 3; i++) seedLead(sandbox, `9100${i}`, 'f-spring', (i + 1) * DAY);
   for (let i = 0; i < 120; i++) seedLead(sandbox, `9200${String(i).padStart(3, '0')}`, 'f-big', 2 * DAY + i * 60_000);
@@ -60,6 +60,8 @@ test('connecting a page backfills the retention window from every form, page by 
   assert.is(imported.length, 123);
   const one = imported.find((l) => l.platform_lead_id === '91000');
   assert.equal([one.form_name, one.platform_form_id, one.platform_page_id, one.ad?.campaign_id], ['Spring form', 'f-spring', PAGE, 'cp-7']);
+  // Answers show the form's questions as the person saw them; a key the form does not list keeps its own label.
+  assert.equal(one.answers.map((a: { key: string; label: string }) => [a.key, a.label]), [['full_name', 'Imię i nazwisko'], ['email', 'Email']]);
   assert.not.ok(imported.some((l) => l.platform_lead_id === '9300001'), 'older than the platform keeps leads');
 });
 

@@ -80,6 +80,27 @@ test('a signed notice is recorded pending at once, then fetched with the page to
   assert.equal([person.body.email, person.body.name, person.body.first_source], ['zofia@example.com', 'Zofia', 'Free consultation']);
 });
 
+test('answers carry the form\'s questions as the person saw them (label), from the form\'s questions field', async ({ server, sandbox, org }) => {
+  sandbox.seedForm({
+    id: 'form-78', pageId: 'page-77', name: 'Budget form',
+    questions: [{ key: 'email', label: 'E-mail', type: 'EMAIL' }, { key: 'jaki_jest_twój_budżet?', label: 'Jaki jest Twój budżet?', type: 'CUSTOM' }],
+  });
+  sandbox.seedLead({ id: 'W-Q', formId: 'form-78', createdTime: '2025-06-01T09:00:00Z', answers: { email: 'labels@example.com', 'jaki_jest_twój_budżet?': '10k', full_name: 'Ola' } });
+  const raw = JSON.stringify(leadgenWebhookBody({ pageId: 'page-77', formId: 'form-78', leadId: 'W-Q', createdTime: '2025-06-01T09:00:00Z' }));
+  assert.is((await post(server, raw, signLeadgenPayload(SECRET, raw))).status, 200);
+  await eventually('lead W-Q fetched', async () => (await leadEvents(server, org, 'W-Q')).length === 2);
+  await server.settle();
+  const [claim] = await leadStreamOf(server, org, 'W-Q');
+  const lead = await server.request('GET', `/leads/${(claim.data as { leadId: string }).leadId}`, { key: org.key });
+  assert.is(lead.body.form_name, 'Budget form');
+  // A key the form does not list (full_name here) keeps the label made from its key.
+  assert.equal(lead.body.answers, [
+    { key: 'email', label: 'E-mail', values: ['labels@example.com'] },
+    { key: 'jaki_jest_twój_budżet?', label: 'Jaki jest Twój budżet?', values: ['10k'] },
+    { key: 'full_name', label: 'Full name', values: ['Ola'] },
+  ]);
+});
+
 test('a forged or missing signature is refused and nothing is recorded', async ({ server, sandbox, org }) => {
   seed(sandbox, 'W-2', 'forged@example.com');
   const raw = notice('W-2');

@@ -119,8 +119,8 @@ test('a page lists its lead forms', async ({ sandbox, cfg }) => {
   assert.equal(forms, {
     kind: 'ok',
     value: [
-      { id: 'f1', name: 'Spring form', status: 'ACTIVE' },
-      { id: 'f2', name: 'Other form', status: 'ARCHIVED' },
+      { id: 'f1', name: 'Spring form', status: 'ACTIVE', labels: {} },
+      { id: 'f2', name: 'Other form', status: 'ARCHIVED', labels: {} },
     ],
   });
 });

@@ -3,7 +3,7 @@
 // intake as the webhook, which is idempotent on platform_lead_id: a lead seen before stays one lead.
 import { open } from '../../../crypto/secretBox.ts';
 import { platformConfigFrom, type PlatformConfig } from '../../../platform/graph.ts';
-import { listFormLeads, listPageForms, type LeadForm } from '../../../platform/leads.ts';
+import { listFormLeads, listPageForms, withFormLabels, type LeadForm } from '../../../platform/leads.ts';
 import { countryCode, receiveLead } from '../../../../commands/lead/intake.ts';
 import { inLanes, laneKeys } from '../../../../commands/lead/lanes.ts';
 import { pageStream, type PageConnected } from '../../../../commands/page/page.ts';
@@ -55,7 +55,7 @@ async function importForm(ctx: JobContext, cfg: PlatformConfig, token: string, p
     await inLanes(page.value.leads, WIDTH, (lead) => laneKeys(lead, phoneCountryCode), async (lead) => {
       try {
         const received = await receiveLead(ctx.services, {
-          organizationId: ctx.organizationId, lead: { ...lead, pageId, formName: lead.formName ?? form.name }, via: 'job', phoneCountryCode,
+          organizationId: ctx.organizationId, lead: { ...withFormLabels(lead, form.labels), pageId, formName: lead.formName ?? form.name }, via: 'job', phoneCountryCode,
         }, ctx.metadata);
         if (received.created) tally.created += 1;
         else tally.known += 1;
