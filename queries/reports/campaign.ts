@@ -1,9 +1,9 @@
 // The campaign report: spend and the lead cohort per campaign, ad set or ad, totals per currency against
 // the previous period, organic leads, spend sync state, and leads with no id at the level.
 import type { Queryable } from '../../src/db/pool.ts';
-import { tileRange } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAccounts, namesAt, syncItems, type Level, type SyncItem } from './catalog.ts';
 import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
+import { totalTiles } from './signed-tiles.ts';
 import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
 import { metricsOf, type Metrics } from './metrics.ts';
 import { isMaturing, previousRange, type CampaignParams, type Range } from './params.ts';
@@ -85,7 +85,7 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
   const grouping = { by: groupColumn(params.level) };
   const filter: FactFilter = { campaignId: params.campaign, adsetId: params.adset };
   const previous = previousRange(params);
-  const [tiles, previousTiles] = [tileRange(params.from, params.to), tileRange(previous.from, previous.to)];
+  const [tiles, previousTiles] = [totalTiles(params.from, params.to), totalTiles(previous.from, previous.to)];
   const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts] = await Promise.all([
     spendBy(db, organizationId, tiles, grouping, filter),
     leadsBy(db, organizationId, tiles, grouping, filter),

@@ -117,8 +117,9 @@ async function adFacts(
 }
 
 /**
- * An ad whose figures are all zero had facts only in days a bucket read beyond the range (then taken away
- * again): it is left out, as it would be had only its days been read.
+ * An ad whose figures are all zero is left out: its only facts may lie on days a bucket held beyond the range
+ * (taken away again), which reading only the range's days would not have seen. (An ad whose facts in the range
+ * are all zero has nothing to show either.)
  */
 function isEmpty(facts: AdFacts, columns: readonly (keyof Sums)[]): boolean {
   const zero = (sums: Partial<Sums> | null) => sums === null || columns.every((c) => sums[c] === 0);

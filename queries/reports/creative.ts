@@ -1,7 +1,7 @@
 // The creative report: per creative group, the campaign metrics plus delivery, a weekly trend, momentum
 // and a fatigue verdict, with totals per currency against the previous period.
 import type { Queryable } from '../../src/db/pool.ts';
-import { addDays, tileRange } from '../../projections/reporting_shared/days.ts';
+import { addDays } from '../../projections/reporting_shared/days.ts';
 import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type AccountRow, type AdRow, type CreativeAdRow, type SyncItem } from './catalog.ts';
 import { spendBy } from './facts.ts';
 import { leadsPerAd, spendPerAd, type AdFacts } from './creative-facts.ts';
@@ -160,7 +160,7 @@ export async function creativeReport(db: Queryable, scope: ReportScope, params: 
     // campaign roll-ups give its spend with one row per campaign instead of one per ad.
     catalogRead.then(({ ads, groupOfAd }) => {
       const spendOfAll = !filtered && ads.every((a) => groupOfAd.has(a.ad_id));
-      return spendBy(db, organizationId, tileRange(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected)
+      return spendBy(db, organizationId, totalTiles(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected)
         .then((rows) => ({ rows, spendOfAll }));
     }),
     leadsPerAd(db, organizationId, totalTiles(previous.from, previous.to), 0, selected),

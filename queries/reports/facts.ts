@@ -1,7 +1,7 @@
-// Sums of the pre-aggregated report facts over a tiled range, grouped by campaign, ad set or ad.
-// Every statement is scoped by organisation; values are always parameters.
+// Sums of the pre-aggregated report facts over a range read as signed tiles (signed-tiles.ts), grouped by
+// campaign, ad set or ad. Every statement is scoped by organisation; values are always parameters.
 import type { Queryable } from '../../src/db/pool.ts';
-import type { Bucket } from '../../projections/reporting_shared/days.ts';
+import type { SignedTile } from './signed-tiles.ts';
 
 export type GroupColumn = 'campaign_id' | 'adset_id' | 'ad_id';
 
@@ -55,8 +55,8 @@ function column(by: GroupColumn): string {
 }
 
 /** WHERE clause and parameters shared by both fact tables. Queries return rows ordered: the reports sum them in floating point. */
-function where(organizationId: string, tiles: Bucket[], filter: FactFilter) {
-  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start)];
+function where(organizationId: string, tiles: SignedTile[], filter: FactFilter) {
+  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total)];
   const conditions = ['f.organization_id = $1'];
   if (filter.campaignId !== undefined) conditions.push(`f.campaign_id = $${params.push(filter.campaignId)}`);
   if (filter.adsetId !== undefined) conditions.push(`f.adset_id = $${params.push(filter.adsetId)}`);
@@ -69,8 +69,23 @@ function where(organizationId: string, tiles: Bucket[], filter: FactFilter) {
  * The facts of the tiles, one index range scan per tile. OFFSET 0 keeps the subquery a parameterised scan:
  * with statistics, a plain join is planned as a hash join over a parallel scan of the whole table (~1 s).
  */
-const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[]) AS t(grain, bucket)
+const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, sign)
   CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.organization_id = $1 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f`;
+
+/** The sum of a column as text: the rows added less the rows taken away, when some tile is taken away. */
+function sumText(column: string, tiles: SignedTile[]): string {
+  if (tiles.every((t) => t.total === 1)) return `sum(f.${column})::text`;
+  return `(coalesce(sum(f.${column}) FILTER (WHERE t.sign = 1), 0) - coalesce(sum(f.${column}) FILTER (WHERE t.sign = -1), 0))::text`;
+}
+
+const spendSums = (tiles: SignedTile[]) => ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'].map((c) => `${sumText(c, tiles)} AS ${c}`).join(', ');
+
+/**
+ * A row whose figures are all zero is left out, whatever the tiles: with signed tiles its only facts may lie on
+ * days a bucket held beyond the range (taken away again), which reading only the range's days would not see.
+ */
+const hasSpend = (g: SpendGroup) => g.spend !== 0 || g.platform_leads !== 0 || g.impressions !== 0 || g.clicks !== 0 || g.reach !== 0;
+const hasLeads = (g: LeadGroup) => g.leads !== 0 || g.qualified !== 0 || g.rejected !== 0 || g.sales !== 0 || g.revenue !== 0;
 
 /** The roll-up level that answers a grouping by campaign or ad set over every ad (no ad filter). */
 function rollupLevel(grouping: Grouping, filter: FactFilter): 'campaign' | 'adset' | null {
@@ -84,51 +99,46 @@ const toSpendGroup = (r: Record<string, string>): SpendGroup => ({
 });
 
 /** Spend per campaign or ad set from the roll-ups: one row per campaign or ad set and tile instead of one per ad. */
-async function spendByLevel(db: Queryable, organizationId: string, tiles: Bucket[], level: 'campaign' | 'adset', filter: FactFilter): Promise<SpendGroup[]> {
-  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), level];
+async function spendByLevel(db: Queryable, organizationId: string, tiles: SignedTile[], level: 'campaign' | 'adset', filter: FactFilter): Promise<SpendGroup[]> {
+  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total), level];
   const campaign = filter.campaignId === undefined ? '' : `AND f.campaign_id = $${params.push(filter.campaignId)}`;
   const { rows } = await db.query<Record<string, string>>(
-    `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency,
-            sum(f.spend)::text AS spend, sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions,
-            sum(f.clicks)::text AS clicks, sum(f.reach)::text AS reach
-     FROM unnest($2::smallint[], $3::date[]) AS t(grain, bucket)
+    `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency, ${spendSums(tiles)}
+     FROM unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, sign)
      CROSS JOIN LATERAL (SELECT * FROM report_spend_levels x
-                         WHERE x.organization_id = $1 AND x.level = $4 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
+                         WHERE x.organization_id = $1 AND x.level = $5 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
      WHERE f.organization_id = $1 ${campaign}
      GROUP BY f.id, f.currency
      ORDER BY f.id, f.currency`,
     params,
   );
-  return rows.map(toSpendGroup);
+  return rows.map(toSpendGroup).filter(hasSpend);
 }
 
-export async function spendBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<SpendGroup[]> {
+export async function spendBy(db: Queryable, organizationId: string, tiles: SignedTile[], grouping: Grouping, filter: FactFilter = {}): Promise<SpendGroup[]> {
   if (!tiles.length) return [];
   const level = rollupLevel(grouping, filter);
   if (level) return spendByLevel(db, organizationId, tiles, level, filter);
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string>>(
-    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, sum(f.spend)::text AS spend,
-            sum(f.platform_leads)::text AS platform_leads, sum(f.impressions)::text AS impressions, sum(f.clicks)::text AS clicks,
-            sum(f.reach)::text AS reach
+    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${spendSums(tiles)}
      FROM ${tilesOf('report_spend_facts')}
      WHERE ${conditions}
      GROUP BY ${id}, f.currency
      ORDER BY ${id}, f.currency`,
     params,
   );
-  return rows.map(toSpendGroup);
+  return rows.map(toSpendGroup).filter(hasSpend);
 }
 
-export async function leadsBy(db: Queryable, organizationId: string, tiles: Bucket[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {
+export async function leadsBy(db: Queryable, organizationId: string, tiles: SignedTile[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {
   if (!tiles.length) return [];
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<Record<string, string | boolean>>(
-    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, sum(f.leads)::text AS leads,
-            sum(f.qualified)::text AS qualified, sum(f.rejected)::text AS rejected, sum(f.sales)::text AS sales,
-            sum(f.revenue)::text AS revenue
+    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency,
+            ${['leads', 'qualified', 'rejected', 'sales', 'revenue'].map((c) => `${sumText(c, tiles)} AS ${c}`).join(', ')}
      FROM ${tilesOf('report_lead_facts')}
      WHERE ${conditions}
      GROUP BY ${id}, f.campaign_id, f.organic, f.currency
@@ -139,5 +149,5 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Buck
     id: r.id as string, campaign_id: r.campaign_id as string, adset_id: r.adset_id as string, organic: r.organic as boolean, currency: r.currency as string,
     leads: Number(r.leads), qualified: Number(r.qualified), rejected: Number(r.rejected),
     sales: Number(r.sales), revenue: Number(r.revenue),
-  }));
+  })).filter(hasLeads);
 }

@@ -6,10 +6,14 @@
 // other), so 4 such weeks read about 14 rows per ad instead of 28.
 import { bucketOf, dayNumber, dayText, tileRange, type Bucket, type Grain } from '../../projections/reporting_shared/days.ts';
 
-/** A tile of the creative report's facts: how its rows count in the total and in the trend weeks. */
-export interface FactTile extends Bucket {
-  /** +1, -1 or 0 (read for the weeks only). */
+/** A bucket whose rows are added (+1) or taken away (-1). */
+export interface SignedTile extends Bucket {
+  /** +1, -1, or 0 for a tile of the creative report read for its trend weeks only. */
   total: number;
+}
+
+/** A tile of the creative report's facts: how its rows count in the total and in the trend weeks. */
+export interface FactTile extends SignedTile {
   /** The trend week its rows add to (0 = the week ending on `to`), or -1. */
   plus: number;
   /** The trend week its rows are taken from, or -1. */
