@@ -2,15 +2,14 @@
 // platform id, phone or e-mail, so a person's leads still make, link and reopen cycles in the order given,
 // while unrelated leads overlap their round trips to the store. Used by the bulk imports (CLI and job).
 import type { PlatformLead } from '../../src/platform/leads.ts';
-import { emailKey, phoneKey } from '../contact/writes.ts';
+import { leadKeys } from './person.ts';
 
-/** What ties a lead to others: its platform id and the raw keys its person is matched by. */
+/** What ties a lead to others: its platform id and the keys its person is matched by. */
 export function laneKeys(lead: PlatformLead, phoneCountryCode: string): string[] {
+  const { phone, email } = leadKeys(lead, phoneCountryCode);
   const keys = [`lead:${lead.platformLeadId}`];
-  const phone = lead.phone ? phoneKey(lead.phone, phoneCountryCode)?.hash : null;
-  if (phone) keys.push(`phone:${phone}`);
-  const email = lead.email ? emailKey(lead.email).hash : null;
-  if (email) keys.push(`email:${email}`);
+  if (phone.hash) keys.push(`phone:${phone.hash}`);
+  if (email.hash) keys.push(`email:${email.hash}`);
   return keys;
 }
 

@@ -31,7 +31,8 @@ export interface PersonPlan {
   requests: AppendRequest[];
 }
 
-function leadKeys(lead: PlatformLead, countryCode: string) {
+/** The lead's phone and e-mail as contacts are matched by them; an empty value and no hash where there is none. */
+export function leadKeys(lead: PlatformLead, countryCode: string) {
   const phone = lead.phone ? phoneKey(lead.phone, countryCode) : null;
   const email = lead.email ? emailKey(lead.email) : null;
   return {

@@ -25,6 +25,16 @@ interface Tally {
   refused: string[];
 }
 
+/** What the forms of one run share, each read once per run, and the tally they add to. */
+interface PageRun {
+  cfg: PlatformConfig;
+  token: string;
+  pageId: string;
+  since: Date;
+  phoneCountryCode: string;
+  tally: Tally;
+}
+
 async function pageToken(ctx: JobContext, pageId: string): Promise<string> {
   const [last] = await ctx.services.store.readStream(pageStream(pageId), { direction: 'backwards', maxCount: 1 });
   const connection = last?.data as PageConnected | undefined;
@@ -45,8 +55,8 @@ async function startOf(ctx: JobContext): Promise<Date> {
 /** Leads of a page in flight at once, one person's in order (lanes.ts). */
 const WIDTH = 4;
 
-async function importForm(ctx: JobContext, cfg: PlatformConfig, token: string, pageId: string, form: LeadForm, since: Date, tally: Tally): Promise<void> {
-  const phoneCountryCode = await countryCode(ctx.services, ctx.organizationId);
+async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promise<void> {
+  const { cfg, token, pageId, since, phoneCountryCode, tally } = run;
   let after: string | undefined;
   do {
     throwIfAborted(ctx.signal);
@@ -78,8 +88,10 @@ export const leadImportJob: JobHandler = async (ctx) => {
   const since = await startOf(ctx);
   const forms = await listPageForms(cfg, pageId, token);
   if (forms.kind !== 'ok') throw new JobError(`the platform refused the forms of page ${pageId}: ${forms.message}`, forms.kind === 'permanent');
+  const phoneCountryCode = await countryCode(ctx.services, ctx.organizationId);
   const tally: Tally = { read: 0, created: 0, known: 0, refused: [] };
-  for (const form of forms.value) await importForm(ctx, cfg, token, pageId, form, since, tally);
+  const run: PageRun = { cfg, token, pageId, since, phoneCountryCode, tally };
+  for (const form of forms.value) await importForm(ctx, run, form);
   const refused = tally.refused.length
     ? `; ${tally.refused.length} refused: ${tally.refused.slice(0, LISTED).join(', ')}${tally.refused.length > LISTED ? ', ...' : ''}`
     : '';
