@@ -51,12 +51,12 @@ function fromTiles(tiles: Bucket[]): Cover {
 const isUnit = (cover: Cover) => [...cover.values()].every((c) => c === 1 || c === -1);
 
 /**
- * The cover of days a..b (inclusive day numbers) with the fewest buckets: the plain tiling from inside, or the
- * days before b + 1 less the days before a, each end reached by a 56-day then a 7-day boundary at or on either
- * side of it. Every candidate sums to exactly a..b; those that would count a bucket twice are left out.
+ * Covers of days a..b (inclusive day numbers): the plain tiling from inside, then the days before b + 1 less
+ * the days before a, each end reached by a 56-day then a 7-day boundary at or on either side of it. Every
+ * candidate sums to exactly a..b; those that would count a bucket twice are left out.
  */
-function rangeCover(a: number, b: number): Cover {
-  let best = fromTiles(tileRange(dayText(a), dayText(b)));
+function rangeCovers(a: number, b: number): Cover[] {
+  const covers = [fromTiles(tileRange(dayText(a), dayText(b)))];
   const end = b + 1;
   for (const a56 of roundings(a, 56)) for (const a7 of roundings(a, 7)) for (const b56 of roundings(end, 56)) for (const b7 of roundings(end, 7)) {
     const cover: Cover = new Map();
@@ -65,10 +65,13 @@ function rangeCover(a: number, b: number): Cover {
     segment(cover, 1, b7, end, 1);
     segment(cover, 7, a56, a7, -1);
     segment(cover, 1, a7, a, -1);
-    if (cover.size < best.size && isUnit(cover)) best = cover;
+    if (isUnit(cover)) covers.push(cover);
   }
-  return best;
+  return covers;
 }
+
+/** The cover of a..b with the fewest buckets (the plain tiling on a tie). */
+const rangeCover = (a: number, b: number): Cover => rangeCovers(a, b).reduce((best, c) => (c.size < best.size ? c : best));
 
 /** Week s..s+6 as its days, as its Monday week less the days before s plus the next week's, or as the days of its Monday week from s plus the next Monday week less its days from s + 7. */
 function weekCover(s: number, way: 'days' | 'head' | 'tail'): Cover {
@@ -95,11 +98,15 @@ function weekCover(s: number, way: 'days' | 'head' | 'tail'): Cover {
  */
 export function creativeTiles(weeks: { from: string }[], totalFrom?: string): FactTile[] {
   const starts = weeks.map((w) => dayNumber(w.from));
-  const head = totalFrom === undefined || dayNumber(totalFrom) >= starts[0] ? new Map() : rangeCover(dayNumber(totalFrom), starts[0] - 1);
+  const heads = totalFrom === undefined || dayNumber(totalFrom) >= starts[0] ? [new Map()] : rangeCovers(dayNumber(totalFrom), starts[0] - 1);
   let best: FactTile[] | undefined;
+  // Chosen together: a head that ends on a bucket the weeks read anyway costs nothing more.
   for (const way of ['days', 'head', 'tail'] as const) {
-    const tiles = merge(starts.map((s) => weekCover(s, way)), head, totalFrom !== undefined);
-    if (tiles && (!best || tiles.length < best.length)) best = tiles;
+    const weekCovers = starts.map((s) => weekCover(s, way));
+    for (const head of heads) {
+      const tiles = merge(weekCovers, head, totalFrom !== undefined);
+      if (tiles && (!best || tiles.length < best.length)) best = tiles;
+    }
   }
   return best!;
 }
