@@ -20,10 +20,10 @@ export interface FactTile extends SignedTile {
   minus: number;
 }
 
-/** Coefficients of the buckets, by `grain:first day`. */
-type Cover = Map<string, number>;
+/** Coefficients of the buckets, by key: first day x 64 + grain (every grain is below 64). */
+type Cover = Map<number, number>;
 
-const keyOf = (grain: Grain, day: number) => `${grain}:${day}`;
+const keyOf = (grain: Grain, day: number) => day * 64 + grain;
 
 function add(cover: Cover, grain: Grain, day: number, sign: number): void {
   const key = keyOf(grain, day);
@@ -97,50 +97,78 @@ function weekCover(s: number, way: 'days' | 'head' | 'tail'): Cover {
  * when `totalFrom` is given (at or before the first week), the total over totalFrom..the last week's end.
  */
 export function creativeTiles(weeks: { from: string }[], totalFrom?: string): FactTile[] {
-  const starts = weeks.map((w) => dayNumber(w.from));
+  const memoKey = `${weeks[0].from}|${weeks.length}|${totalFrom ?? ''}`;
+  let tiles = memo.get(memoKey);
+  if (!tiles) {
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    memo.set(memoKey, (tiles = chooseCreativeTiles(weeks.map((w) => dayNumber(w.from)), totalFrom)));
+  }
+  return tiles;
+}
+
+/** Tiles already chosen, by their parameters: a report asks for the same ones for each fact table and period. */
+const memo = new Map<string, FactTile[]>();
+const MEMO_SIZE = 1000;
+
+function chooseCreativeTiles(starts: number[], totalFrom: string | undefined): FactTile[] {
   const heads = totalFrom === undefined || dayNumber(totalFrom) >= starts[0] ? [new Map()] : rangeCovers(dayNumber(totalFrom), starts[0] - 1);
-  let best: FactTile[] | undefined;
+  let best: Map<number, Roles> | undefined;
   // Chosen together: a head that ends on a bucket the weeks read anyway costs nothing more.
   for (const way of ['days', 'head', 'tail'] as const) {
     const weekCovers = starts.map((s) => weekCover(s, way));
     for (const head of heads) {
-      const tiles = merge(weekCovers, head, totalFrom !== undefined);
-      if (tiles && (!best || tiles.length < best.length)) best = tiles;
+      const roles = merge(weekCovers, head, totalFrom !== undefined);
+      if (roles && (!best || roles.size < best.size)) best = roles;
     }
   }
-  return best!;
+  return [...best!].map(([key, r]) => Object.freeze({ ...bucketOfKey(key), ...r }));
 }
 
 /** The tiles of a range's total alone (no trend week). */
 export function totalTiles(from: string, to: string): FactTile[] {
-  return [...rangeCover(dayNumber(from), dayNumber(to))].map(([key, total]) => ({ ...bucketOfKey(key), total, plus: -1, minus: -1 }));
+  const memoKey = `${from}..${to}`;
+  let tiles = memo.get(memoKey);
+  if (!tiles) {
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    const cover = rangeCover(dayNumber(from), dayNumber(to));
+    memo.set(memoKey, (tiles = [...cover].map(([key, total]) => Object.freeze({ ...bucketOfKey(key), total, plus: -1, minus: -1 }))));
+  }
+  return tiles;
 }
 
-function bucketOfKey(key: string): Bucket {
-  const [grain, day] = key.split(':').map(Number);
-  return { grain: grain as Grain, start: dayText(day) };
+function bucketOfKey(key: number): Bucket {
+  return { grain: (key % 64) as Grain, start: dayText(Math.floor(key / 64)) };
 }
 
-/** One tile per bucket with its total and week roles; undefined when a bucket would add to two weeks or count twice. */
-function merge(weekCovers: Cover[], head: Cover, withTotal: boolean): FactTile[] | undefined {
-  const tiles = new Map<string, FactTile>();
-  const tileOf = (key: string) => {
-    let tile = tiles.get(key);
-    if (!tile) tiles.set(key, (tile = { ...bucketOfKey(key), total: 0, plus: -1, minus: -1 }));
-    return tile;
+interface Roles {
+  total: number;
+  plus: number;
+  minus: number;
+}
+
+/** Each bucket's total and week roles; undefined when a bucket would add to two weeks or count twice. */
+function merge(weekCovers: Cover[], head: Cover, withTotal: boolean): Map<number, Roles> | undefined {
+  const roles = new Map<number, Roles>();
+  const rolesOf = (key: number) => {
+    let r = roles.get(key);
+    if (!r) roles.set(key, (r = { total: 0, plus: -1, minus: -1 }));
+    return r;
   };
-  for (const [key, c] of head) tileOf(key).total += c;
+  for (const [key, c] of head) rolesOf(key).total += c;
   for (let i = 0; i < weekCovers.length; i++) {
     const week = weekCovers.length - 1 - i;
     for (const [key, c] of weekCovers[i]) {
-      const tile = tileOf(key);
-      if (withTotal) tile.total += c;
-      if (c === 1 && tile.plus === -1) tile.plus = week;
-      else if (c === -1 && tile.minus === -1) tile.minus = week;
+      const r = rolesOf(key);
+      if (withTotal) r.total += c;
+      if (c === 1 && r.plus === -1) r.plus = week;
+      else if (c === -1 && r.minus === -1) r.minus = week;
       else return undefined;
     }
   }
-  // A bucket whose roles all cancelled is not read.
-  const out = [...tiles.values()].filter((t) => t.total !== 0 || t.plus !== -1 || t.minus !== -1);
-  return out.every((t) => Math.abs(t.total) <= 1) ? out : undefined;
+  for (const [key, r] of roles) {
+    if (Math.abs(r.total) > 1) return undefined;
+    // A bucket whose roles all cancelled is not read.
+    if (r.total === 0 && r.plus === -1 && r.minus === -1) roles.delete(key);
+  }
+  return roles;
 }
