@@ -63,15 +63,19 @@ export function hashExternalId(raw: string): string | null {
 
 /**
  * A contact's phone in E.164 ("+48601234567"), or null when the input is not a phone number we accept:
- * either with a country code (leading + or 00, then 8-15 digits, the first not 0) or exactly 9 national
- * digits for the default country. Spaces, dashes and parentheses are ignored; anything else is refused.
+ * either with a country code (leading + or 00, then 8-15 digits, the first not 0), or exactly 9 national
+ * digits for the default country, or those 9 digits after the default country code written without + or 00
+ * ("48601234567", read so by normalizePhone too). Spaces, dashes and parentheses are ignored; anything else
+ * is refused.
  */
 export function toE164(raw: string, defaultCountryCode: string): string | null {
   const compact = raw.trim().replace(/[\s\-()]/g, '');
+  const code = defaultCountryCode.replace(/\D/g, '');
   let digits: string;
   if (compact.startsWith('+')) digits = compact.slice(1);
   else if (compact.startsWith('00')) digits = compact.slice(2);
-  else if (/^\d{9}$/.test(compact)) digits = `${defaultCountryCode.replace(/\D/g, '')}${compact}`;
+  else if (/^\d{9}$/.test(compact)) digits = `${code}${compact}`;
+  else if (code !== '' && compact.length === code.length + 9 && compact.startsWith(code) && /^\d+$/.test(compact)) digits = compact;
   else return null;
   return /^[1-9]\d{7,14}$/.test(digits) ? `+${digits}` : null;
 }

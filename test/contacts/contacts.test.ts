@@ -88,7 +88,8 @@ test('the same phone or e-mail again is 409 contact_exists naming the contact; a
   const p = phone();
   const first = await server.request('POST', '/contacts', { key: org.key, body: { phone: p, email: 'dup@example.com' } });
   assert.is(first.status, 201);
-  for (const body of [{ phone: p.replace('+48', '') }, { email: 'DUP@example.com ' }, { phone: phone(), email: 'dup@example.com' }]) {
+  // The same number as 9 national digits, or after the country code written without + (as hashing reads it).
+  for (const body of [{ phone: p.replace('+48', '') }, { phone: p.replace('+', '') }, { email: 'DUP@example.com ' }, { phone: phone(), email: 'dup@example.com' }]) {
     const again = await server.request('POST', '/contacts', { key: org.key, body });
     assert.is(again.status, 409, JSON.stringify(body));
     assert.is(again.body.error.code, 'contact_exists');
