@@ -2,6 +2,7 @@
 // campaign, ad set or ad. Every statement is scoped by organisation; values are always parameters.
 import type { Queryable } from '../../src/db/pool.ts';
 import type { SignedTile } from './signed-tiles.ts';
+import { parseSums } from './sums-text.ts';
 
 export type GroupColumn = 'campaign_id' | 'adset_id' | 'ad_id';
 
@@ -72,13 +73,18 @@ function where(organizationId: string, tiles: SignedTile[], filter: FactFilter) 
 const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, sign)
   CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.organization_id = $1 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f`;
 
-/** The sum of a column as text: the rows added less the rows taken away, when some tile is taken away. */
-function sumText(column: string, tiles: SignedTile[]): string {
-  if (tiles.every((t) => t.total === 1)) return `sum(f.${column})::text`;
-  return `(coalesce(sum(f.${column}) FILTER (WHERE t.sign = 1), 0) - coalesce(sum(f.${column}) FILTER (WHERE t.sign = -1), 0))::text`;
-}
+const SPEND = ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'] as const;
+const LEADS = ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const;
 
-const spendSums = (tiles: SignedTile[]) => ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'].map((c) => `${sumText(c, tiles)} AS ${c}`).join(', ');
+/**
+ * The sums of the columns as one text (sums-text.ts), each the rows added less the rows taken away when
+ * some tile is taken away.
+ */
+function sumsText(columns: readonly string[], tiles: SignedTile[]): string {
+  const signed = tiles.some((t) => t.total !== 1);
+  const sum = (c: string) => (signed ? `coalesce(sum(f.${c}) FILTER (WHERE t.sign = 1), 0) - coalesce(sum(f.${c}) FILTER (WHERE t.sign = -1), 0)` : `sum(f.${c})`);
+  return `concat_ws(' ', ${columns.map(sum).join(', ')}) AS sums`;
+}
 
 /**
  * A row whose figures are all zero is left out, whatever the tiles: with signed tiles its only facts may lie on
@@ -93,25 +99,28 @@ function rollupLevel(grouping: Grouping, filter: FactFilter): 'campaign' | 'adse
   return grouping.by === 'campaign_id' ? 'campaign' : grouping.by === 'adset_id' ? 'adset' : null;
 }
 
-const toSpendGroup = (r: Record<string, string>): SpendGroup => ({
-  id: r.id, campaign_id: r.campaign_id, adset_id: r.adset_id, currency: r.currency, spend: Number(r.spend),
-  platform_leads: Number(r.platform_leads), impressions: Number(r.impressions), clicks: Number(r.clicks), reach: Number(r.reach),
-});
+/** A row of id, campaign_id, adset_id, currency, sums. */
+function toSpendGroup(r: string[]): SpendGroup {
+  const group = { id: r[0], campaign_id: r[1], adset_id: r[2], currency: r[3], spend: 0, platform_leads: 0, impressions: 0, clicks: 0, reach: 0 };
+  parseSums(r[4], 0, SPEND, group);
+  return group;
+}
 
 /** Spend per campaign or ad set from the roll-ups: one row per campaign or ad set and tile instead of one per ad. */
 async function spendByLevel(db: Queryable, organizationId: string, tiles: SignedTile[], level: 'campaign' | 'adset', filter: FactFilter): Promise<SpendGroup[]> {
   const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total), level];
   const campaign = filter.campaignId === undefined ? '' : `AND f.campaign_id = $${params.push(filter.campaignId)}`;
-  const { rows } = await db.query<Record<string, string>>(
-    `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency, ${spendSums(tiles)}
+  const { rows } = await db.query<string[]>({
+    text: `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency, ${sumsText(SPEND, tiles)}
      FROM unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, sign)
      CROSS JOIN LATERAL (SELECT * FROM report_spend_levels x
                          WHERE x.organization_id = $1 AND x.level = $5 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
      WHERE f.organization_id = $1 ${campaign}
      GROUP BY f.id, f.currency
      ORDER BY f.id, f.currency`,
-    params,
-  );
+    values: params,
+    rowMode: 'array',
+  });
   return rows.map(toSpendGroup).filter(hasSpend);
 }
 
@@ -121,14 +130,15 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Sign
   if (level) return spendByLevel(db, organizationId, tiles, level, filter);
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
-  const { rows } = await db.query<Record<string, string>>(
-    `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${spendSums(tiles)}
+  const { rows } = await db.query<string[]>({
+    text: `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${sumsText(SPEND, tiles)}
      FROM ${tilesOf('report_spend_facts')}
      WHERE ${conditions}
      GROUP BY ${id}, f.currency
      ORDER BY ${id}, f.currency`,
-    params,
-  );
+    values: params,
+    rowMode: 'array',
+  });
   return rows.map(toSpendGroup).filter(hasSpend);
 }
 
@@ -136,18 +146,20 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Sign
   if (!tiles.length) return [];
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
-  const { rows } = await db.query<Record<string, string | boolean>>(
-    `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency,
-            ${['leads', 'qualified', 'rejected', 'sales', 'revenue'].map((c) => `${sumText(c, tiles)} AS ${c}`).join(', ')}
+  const { rows } = await db.query<[string, string, string, boolean, string, string]>({
+    text: `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, ${sumsText(LEADS, tiles)}
      FROM ${tilesOf('report_lead_facts')}
      WHERE ${conditions}
      GROUP BY ${id}, f.campaign_id, f.organic, f.currency
      ORDER BY ${id}, f.campaign_id, f.organic, f.currency`,
-    params,
-  );
-  return rows.map((r) => ({
-    id: r.id as string, campaign_id: r.campaign_id as string, adset_id: r.adset_id as string, organic: r.organic as boolean, currency: r.currency as string,
-    leads: Number(r.leads), qualified: Number(r.qualified), rejected: Number(r.rejected),
-    sales: Number(r.sales), revenue: Number(r.revenue),
-  })).filter(hasLeads);
+    values: params,
+    rowMode: 'array',
+  });
+  const groups: LeadGroup[] = [];
+  for (const r of rows) {
+    const group = { id: r[0], campaign_id: r[1], adset_id: r[2], organic: r[3], currency: r[4], leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0 };
+    parseSums(r[5], 0, LEADS, group);
+    if (hasLeads(group)) groups.push(group);
+  }
+  return groups;
 }

@@ -1,7 +1,7 @@
 // The creative report's sums texts: every number reads as the same double as Number() of its text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseSums } from '../../queries/reports/creative-facts.ts';
+import { parseSums } from '../../queries/reports/sums-text.ts';
 import type { Sums } from '../../queries/reports/metrics.ts';
 
 const COLUMNS = ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'] as const;
