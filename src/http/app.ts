@@ -12,6 +12,7 @@ import { buildOpenApi } from './openapi.ts';
 import { RATE_LIMIT_PER_MINUTE, rateLimit, RateLimiter } from './ratelimit.ts';
 import { registerRoute } from './register.ts';
 import { errorBody, languageOf, sendError, toApiError } from './render.ts';
+import type { OnResponseMismatch } from './responseCheck.ts';
 import type { RouteDef } from './route.ts';
 import { routes as routeTable } from './routes.ts';
 import { requestTimeout, timedOut } from './timeout.ts';
@@ -31,6 +32,11 @@ export interface AppExtras {
   watchKeys?: boolean;
   /** The bound on every request (default: the config's REQUEST_TIMEOUT_MS). */
   requestTimeoutMs?: number;
+  /**
+   * Tests only, never in production (main.ts does not pass it): check every successful answer against its route's
+   * success schema, strictly, and call this with each mismatch (src/http/responseCheck.ts).
+   */
+  onResponseMismatch?: OnResponseMismatch;
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -52,7 +58,7 @@ function requestContext(services: Services) {
   };
 }
 
-function v1Router(services: Services, routes: readonly RouteDef[]): express.Router {
+function v1Router(services: Services, routes: readonly RouteDef[], onResponseMismatch?: OnResponseMismatch): express.Router {
   // Case-sensitive like the app: /v1/ME is no route, as /V1/me is no /v1 path (see createApp).
   const v1 = express.Router({ caseSensitive: true });
   // Express would answer OPTIONS itself (text, with Allow); this API has no CORS and no OPTIONS.
@@ -63,7 +69,7 @@ function v1Router(services: Services, routes: readonly RouteDef[]): express.Rout
   // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON.
   const parseBody = express.json({ limit: '64kb', type: () => true, strict: true });
   const idempotency = new Idempotency(services);
-  for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware });
+  for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, onResponseMismatch });
   return v1;
 }
 
@@ -90,7 +96,7 @@ export function createApp(services: Services, state: AppState, extras: AppExtras
   // The HTTP server counts the requests Node refuses before they reach the app (createHttpServer).
   app.locals.rateLimiter = limiter;
   app.use(rateLimit(limiter));
-  app.use('/v1', v1Router(services, routes));
+  app.use('/v1', v1Router(services, routes, extras.onResponseMismatch));
   app.use(routeNotFound(routes));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { apiError, unexpected } = toApiError(error);

@@ -7,6 +7,7 @@ import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import { requireScope } from './auth.ts';
 import { fromZodError, languageOf } from './render.ts';
 import { keepLateAnswer } from './idempotency.ts';
+import { checkAnswer, strictSchema, type OnResponseMismatch } from './responseCheck.ts';
 import type { Caller, RouteDef, RouteResult } from './route.ts';
 
 const NUL = /\u0000/;
@@ -73,6 +74,11 @@ export interface RouteHooks {
   parseBody?: RequestHandler;
   /** Runs before every POST route (Idempotency-Key). */
   idempotency?: RequestHandler;
+  /**
+   * Tests only (never set in production): check each successful answer against the route's success schema,
+   * strictly, and report a mismatch here before answering 500 instead (src/http/responseCheck.ts).
+   */
+  onResponseMismatch?: OnResponseMismatch;
 }
 
 /**
@@ -113,6 +119,9 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
   const takesNoBody = !route.body && route.method === 'post';
   const before: RequestHandler[] = hooks.parseBody ? [takesNoBody ? noBodyParser(hooks.parseBody) : hooks.parseBody] : [];
   if (route.method === 'post' && hooks.idempotency) before.push(hooks.idempotency);
+  const { onResponseMismatch } = hooks;
+  // Built now, so that a schema the check cannot make strict stops the test server from starting.
+  if (onResponseMismatch && route.success.schema) strictSchema(route.success.schema);
   router[route.method](route.path, ...before, async (req: Request, res: Response, next: NextFunction) => {
     // Answered by its time-out while waiting in the middleware (src/http/timeout.ts): the operation does not start.
     if (res.headersSent) return;
@@ -132,6 +141,7 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       });
       // Answered by its time-out meanwhile: this answer is dropped (the client has its 500 and the connection goes on).
       if (res.headersSent) return dropLateAnswer(req, res, services, result);
+      if (onResponseMismatch) checkAnswer(route, req.originalUrl, result, onResponseMismatch);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       if (result.rawBody !== undefined) sendJsonText(req, res, result.status, result.rawBody);
       else if (result.body === undefined) res.status(result.status).end();

@@ -13,6 +13,7 @@ import { createApiKey } from '../../commands/apikey/handlers.ts';
 import { ALL_SCOPES } from '../../commands/shared/scopes.ts';
 import { freshDatabase, type TestDatabase } from './db.ts';
 import { committedHeadOn } from '../../src/eventstore/postgres-sql.ts';
+import { failOnResponseMismatch } from './responseCheck.ts';
 
 export interface Reply<T = any> {
   status: number;
@@ -97,7 +98,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const booted = await boot(config, { log, poolSize: 40 });
   await booted.startWorkers();
   const state: AppState = { ready: true };
-  const app = createApp(booted.services, state);
+  const app = createApp(booted.services, state, { onResponseMismatch: failOnResponseMismatch });
   const { origin, close } = await serveOnFreePort(app, booted);
   const { services } = booted;
 

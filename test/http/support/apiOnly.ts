@@ -6,6 +6,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { createApp } from '../../../src/http/app.ts';
 import { createLogger } from '../../../src/logger.ts';
 import type { Services } from '../../../src/services.ts';
+import { failOnResponseMismatch } from '../../support/responseCheck.ts';
 import { requester, serveOnFreePort, type Requester } from '../../support/server.ts';
 
 export interface ApiOnly { origin: string; request: Requester; services: Services; stop(): Promise<void> }
@@ -15,6 +16,6 @@ export async function startApiOnly(url: string, logged: string[], env: Record<st
   const lines = new Writable({ write(chunk, _encoding, done) { logged.push(...String(chunk).trim().split('\n')); done(); } });
   const booted: Booted = await boot(config, { log: createLogger(config.logLevel, {}, lines), poolSize: 6 });
   await booted.services.waiter.listen();
-  const { origin, close } = await serveOnFreePort(createApp(booted.services, { ready: true }), booted);
+  const { origin, close } = await serveOnFreePort(createApp(booted.services, { ready: true }, { onResponseMismatch: failOnResponseMismatch }), booted);
   return { origin, services: booted.services, request: requester(origin), stop: close };
 }

@@ -6,6 +6,7 @@ import { closeApp, createApp, type AppExtras } from '../../../src/http/app.ts';
 import { routes } from '../../../src/http/routes.ts';
 import type { RouteDef } from '../../../src/http/route.ts';
 import type { Services } from '../../../src/services.ts';
+import { failOnResponseMismatch } from '../../support/responseCheck.ts';
 import { requester, type Requester } from '../../support/server.ts';
 
 export interface ExtraApp {
@@ -16,7 +17,7 @@ export interface ExtraApp {
 
 export async function startApp(services: Services, extras: AppExtras & { extraRoutes?: RouteDef[] } = {}): Promise<ExtraApp> {
   const { extraRoutes = [], ...options } = extras;
-  const app = createApp(services, { ready: true }, { routes: [...routes, ...extraRoutes], ...options });
+  const app = createApp(services, { ready: true }, { routes: [...routes, ...extraRoutes], onResponseMismatch: failOnResponseMismatch, ...options });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
