@@ -8,7 +8,7 @@ import { requireScope } from './auth.ts';
 import { fromZodError, languageOf } from './render.ts';
 import { keepLateAnswer } from './idempotency.ts';
 import { checkAnswer, strictSchema, type OnResponseMismatch } from './responseCheck.ts';
-import type { Caller, RouteDef, RouteResult } from './route.ts';
+import { parseRawBody, type Caller, type RouteDef, type RouteResult } from './route.ts';
 
 const NUL = /\u0000/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -110,7 +110,7 @@ function sendJsonText(req: Request, res: Response, status: number, text: string 
 function dropLateAnswer(req: Request, res: Response, services: Services, result: RouteResult): void {
   services.log.debug('answer after the request timed out dropped', { requestId: res.locals.requestId, status: result.status });
   if (req.method !== 'POST') return;
-  const body = result.rawBody === undefined ? result.body : JSON.parse(typeof result.rawBody === 'string' ? result.rawBody : result.rawBody.join(''));
+  const body = result.rawBody === undefined ? result.body : parseRawBody(result.rawBody);
   keepLateAnswer(res, result.status, result.headers ?? {}, body);
 }
 

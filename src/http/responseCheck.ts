@@ -3,7 +3,7 @@
 // Never on in production: createApp checks only when given a mismatch callback, which only the test harness passes.
 import { z } from 'zod';
 import { ApiError } from '../../commands/shared/errors.ts';
-import type { RouteDef, RouteResult } from './route.ts';
+import { parseRawBody, type RouteDef, type RouteResult } from './route.ts';
 
 export interface ResponseMismatch {
   /** The route as declared, e.g. 'GET /contacts/:id'. */
@@ -86,7 +86,7 @@ export function responseIssues(route: RouteDef, status: number, body: unknown): 
 
 /** The body as the client receives it: the JSON text sent, read back (Dates as strings, undefined fields gone). */
 function sentBody(result: RouteResult): unknown {
-  if (result.rawBody !== undefined) return JSON.parse(typeof result.rawBody === 'string' ? result.rawBody : result.rawBody.join(''));
+  if (result.rawBody !== undefined) return parseRawBody(result.rawBody);
   return result.body === undefined ? undefined : JSON.parse(JSON.stringify(result.body));
 }
 

@@ -49,6 +49,11 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
+/** A `rawBody` read back as the value it serialises (for what inspects an answer rather than sends it). */
+export function parseRawBody(raw: string | readonly string[]): unknown {
+  return JSON.parse(typeof raw === 'string' ? raw : raw.join(''));
+}
+
 export interface RouteDef<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
