@@ -6,7 +6,7 @@ import type { Queryable } from '../../src/db/pool.ts';
 import type { FactFilter } from './facts.ts';
 import type { Sums } from './metrics.ts';
 import type { FactTile } from './signed-tiles.ts';
-import { parseSums } from './sums-text.ts';
+import { allZero, LEAD_SUMS, netSum, parseSums, SPEND_SUMS } from './sums-text.ts';
 
 export interface AdFacts {
   id: string;
@@ -20,19 +20,14 @@ export interface AdFacts {
   weeks: (Partial<Sums> | null)[];
 }
 
-const SPEND = ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'] as const;
-const LEADS = ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const;
-
 /**
  * The sums as one text per row: the total, then each week (empty when no row fell in it: a FILTER without rows
  * gives NULL), separated by '|', the columns of each by ' '. One field instead of 5 x (weeks + 1) halves what pg
- * parses. A sum is the rows added minus the rows taken away; a FILTER per sign is cheaper than a CASE per row.
+ * parses. A sum is the rows added minus the rows taken away (a week's stays NULL when none was added).
  */
 function sumsText(columns: readonly string[], weeks: number): string {
-  const signed = (c: string, role: string, value: string | number) =>
-    `sum(f.${c}) FILTER (WHERE t.${role} = ${value})`;
-  const total = columns.map((c) => `coalesce(${signed(c, 'total', 1)}, 0) - coalesce(${signed(c, 'total', -1)}, 0)`);
-  const perWeek = Array.from({ length: weeks }, (_, w) => columns.map((c) => `${signed(c, 'plus', w)} - coalesce(${signed(c, 'minus', w)}, 0)`));
+  const total = columns.map(netSum);
+  const perWeek = Array.from({ length: weeks }, (_, w) => columns.map((c) => `sum(f.${c}) FILTER (WHERE t.plus = ${w}) - coalesce(sum(f.${c}) FILTER (WHERE t.minus = ${w}), 0)`));
   return `concat_ws('|', ${[total, ...perWeek].map((sums) => `concat_ws(' ', ${sums.join(', ')})`).join(', ')})`;
 }
 
@@ -41,7 +36,7 @@ async function adFacts(
 ): Promise<AdFacts[]> {
   if (!tiles.length) return [];
   const leads = table === 'report_lead_facts';
-  const columns = leads ? LEADS : SPEND;
+  const columns = leads ? LEAD_SUMS : SPEND_SUMS;
   const values: unknown[] = [
     organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total), tiles.map((t) => t.plus), tiles.map((t) => t.minus),
   ];
@@ -85,22 +80,9 @@ async function adFacts(
   return out;
 }
 
-/**
- * An ad whose figures are all zero is left out: its only facts may lie on days a bucket held beyond the range
- * (taken away again), which reading only the range's days would not have seen. (An ad whose facts in the range
- * are all zero has nothing to show either.)
- */
+/** An ad with nothing but zeros is left out (sums-text.ts, allZero). */
 function isEmpty(facts: AdFacts, columns: readonly (keyof Sums)[]): boolean {
-  if (!isZero(facts.total, columns)) return false;
-  for (const week of facts.weeks) if (!isZero(week, columns)) return false;
-  return true;
-}
-
-// Module-level, not a closure per call: tsx (esbuild keepNames) names every closure it makes, per row here.
-function isZero(sums: Partial<Sums> | null, columns: readonly (keyof Sums)[]): boolean {
-  if (sums === null) return true;
-  for (const c of columns) if (sums[c] !== 0) return false;
-  return true;
+  return allZero(facts.total, columns) && facts.weeks.every((week) => allZero(week, columns));
 }
 
 /** Spend and delivery per ad and currency, in id order; `weeks` week columns. */

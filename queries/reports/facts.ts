@@ -2,7 +2,7 @@
 // campaign, ad set or ad. Every statement is scoped by organisation; values are always parameters.
 import type { Queryable } from '../../src/db/pool.ts';
 import type { SignedTile } from './signed-tiles.ts';
-import { parseSums } from './sums-text.ts';
+import { allZero, LEAD_SUMS, netSum, parseSums, SPEND_SUMS } from './sums-text.ts';
 
 export type GroupColumn = 'campaign_id' | 'adset_id' | 'ad_id';
 
@@ -70,11 +70,8 @@ function where(organizationId: string, tiles: SignedTile[], filter: FactFilter) 
  * The facts of the tiles, one index range scan per tile. OFFSET 0 keeps the subquery a parameterised scan:
  * with statistics, a plain join is planned as a hash join over a parallel scan of the whole table (~1 s).
  */
-const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, sign)
+const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, total)
   CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.organization_id = $1 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f`;
-
-const SPEND = ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'] as const;
-const LEADS = ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const;
 
 /**
  * The sums of the columns as one text (sums-text.ts), each the rows added less the rows taken away when
@@ -82,16 +79,10 @@ const LEADS = ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const;
  */
 function sumsText(columns: readonly string[], tiles: SignedTile[]): string {
   const signed = tiles.some((t) => t.total !== 1);
-  const sum = (c: string) => (signed ? `coalesce(sum(f.${c}) FILTER (WHERE t.sign = 1), 0) - coalesce(sum(f.${c}) FILTER (WHERE t.sign = -1), 0)` : `sum(f.${c})`);
-  return `concat_ws(' ', ${columns.map(sum).join(', ')}) AS sums`;
+  return `concat_ws(' ', ${columns.map((c) => (signed ? netSum(c) : `sum(f.${c})`)).join(', ')}) AS sums`;
 }
 
-/**
- * A row whose figures are all zero is left out, whatever the tiles: with signed tiles its only facts may lie on
- * days a bucket held beyond the range (taken away again), which reading only the range's days would not see.
- */
-const hasSpend = (g: SpendGroup) => g.spend !== 0 || g.platform_leads !== 0 || g.impressions !== 0 || g.clicks !== 0 || g.reach !== 0;
-const hasLeads = (g: LeadGroup) => g.leads !== 0 || g.qualified !== 0 || g.rejected !== 0 || g.sales !== 0 || g.revenue !== 0;
+const hasSpend = (g: SpendGroup) => !allZero(g, SPEND_SUMS); // sums-text.ts: why all-zero rows go
 
 /** The roll-up level that answers a grouping by campaign or ad set over every ad (no ad filter). */
 function rollupLevel(grouping: Grouping, filter: FactFilter): 'campaign' | 'adset' | null {
@@ -102,7 +93,7 @@ function rollupLevel(grouping: Grouping, filter: FactFilter): 'campaign' | 'adse
 /** A row of id, campaign_id, adset_id, currency, sums. */
 function toSpendGroup(r: string[]): SpendGroup {
   const group = { id: r[0], campaign_id: r[1], adset_id: r[2], currency: r[3], spend: 0, platform_leads: 0, impressions: 0, clicks: 0, reach: 0 };
-  parseSums(r[4], 0, SPEND, group);
+  parseSums(r[4], 0, SPEND_SUMS, group);
   return group;
 }
 
@@ -111,8 +102,8 @@ async function spendByLevel(db: Queryable, organizationId: string, tiles: Signed
   const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total), level];
   const campaign = filter.campaignId === undefined ? '' : `AND f.campaign_id = $${params.push(filter.campaignId)}`;
   const { rows } = await db.query<string[]>({
-    text: `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency, ${sumsText(SPEND, tiles)}
-     FROM unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, sign)
+    text: `SELECT f.id, min(f.campaign_id) AS campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.currency, ${sumsText(SPEND_SUMS, tiles)}
+     FROM unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, total)
      CROSS JOIN LATERAL (SELECT * FROM report_spend_levels x
                          WHERE x.organization_id = $1 AND x.level = $5 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
      WHERE f.organization_id = $1 ${campaign}
@@ -131,7 +122,7 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Sign
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<string[]>({
-    text: `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${sumsText(SPEND, tiles)}
+    text: `SELECT ${id} AS id, min(f.campaign_id) AS campaign_id, min(f.adset_id) AS adset_id, f.currency, ${sumsText(SPEND_SUMS, tiles)}
      FROM ${tilesOf('report_spend_facts')}
      WHERE ${conditions}
      GROUP BY ${id}, f.currency
@@ -147,7 +138,7 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Sign
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<[string, string, string, boolean, string, string]>({
-    text: `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, ${sumsText(LEADS, tiles)}
+    text: `SELECT ${id} AS id, f.campaign_id, min(f.adset_id) AS adset_id, f.organic, f.currency, ${sumsText(LEAD_SUMS, tiles)}
      FROM ${tilesOf('report_lead_facts')}
      WHERE ${conditions}
      GROUP BY ${id}, f.campaign_id, f.organic, f.currency
@@ -158,8 +149,8 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Sign
   const groups: LeadGroup[] = [];
   for (const r of rows) {
     const group = { id: r[0], campaign_id: r[1], adset_id: r[2], organic: r[3], currency: r[4], leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0 };
-    parseSums(r[5], 0, LEADS, group);
-    if (hasLeads(group)) groups.push(group);
+    parseSums(r[5], 0, LEAD_SUMS, group);
+    if (!allZero(group, LEAD_SUMS)) groups.push(group);
   }
   return groups;
 }

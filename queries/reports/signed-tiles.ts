@@ -97,18 +97,21 @@ function weekCover(s: number, way: 'days' | 'head' | 'tail'): Cover {
  * when `totalFrom` is given (at or before the first week), the total over totalFrom..the last week's end.
  */
 export function creativeTiles(weeks: { from: string }[], totalFrom?: string): FactTile[] {
-  const memoKey = `${weeks[0].from}|${weeks.length}|${totalFrom ?? ''}`;
-  let tiles = memo.get(memoKey);
-  if (!tiles) {
-    if (memo.size >= MEMO_SIZE) memo.clear();
-    memo.set(memoKey, (tiles = chooseCreativeTiles(weeks.map((w) => dayNumber(w.from)), totalFrom)));
-  }
-  return tiles;
+  return remembered(`${weeks[0].from}|${weeks.length}|${totalFrom ?? ''}`, () => chooseCreativeTiles(weeks.map((w) => dayNumber(w.from)), totalFrom));
 }
 
 /** Tiles already chosen, by their parameters: a report asks for the same ones for each fact table and period. */
 const memo = new Map<string, FactTile[]>();
 const MEMO_SIZE = 1000;
+
+function remembered(key: string, choose: () => FactTile[]): FactTile[] {
+  let tiles = memo.get(key);
+  if (!tiles) {
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    memo.set(key, (tiles = choose()));
+  }
+  return tiles;
+}
 
 function chooseCreativeTiles(starts: number[], totalFrom: string | undefined): FactTile[] {
   const heads = totalFrom === undefined || dayNumber(totalFrom) >= starts[0] ? [new Map()] : rangeCovers(dayNumber(totalFrom), starts[0] - 1);
@@ -126,14 +129,8 @@ function chooseCreativeTiles(starts: number[], totalFrom: string | undefined): F
 
 /** The tiles of a range's total alone (no trend week). */
 export function totalTiles(from: string, to: string): FactTile[] {
-  const memoKey = `${from}..${to}`;
-  let tiles = memo.get(memoKey);
-  if (!tiles) {
-    if (memo.size >= MEMO_SIZE) memo.clear();
-    const cover = rangeCover(dayNumber(from), dayNumber(to));
-    memo.set(memoKey, (tiles = [...cover].map(([key, total]) => Object.freeze({ ...bucketOfKey(key), total, plus: -1, minus: -1 }))));
-  }
-  return tiles;
+  return remembered(`${from}..${to}`, () =>
+    [...rangeCover(dayNumber(from), dayNumber(to))].map(([key, total]) => Object.freeze({ ...bucketOfKey(key), total, plus: -1, minus: -1 })));
 }
 
 function bucketOfKey(key: number): Bucket {
