@@ -7,7 +7,7 @@ import { drainProjections } from '../src/projections/drain.ts';
 import { projectors } from '../src/projections/all.ts';
 import { requireOrganization } from '../commands/organization/handlers.ts';
 import { isoFromCaller } from '../commands/shared/time.ts';
-import { charCount, MAX_NAME_CHARS } from '../commands/shared/text.ts';
+import { charCount, isName, MAX_NAME_CHARS } from '../commands/shared/text.ts';
 import { ACCOUNT_ID } from '../commands/adaccount/adaccount.ts';
 
 /** A usage or input error: printed as one line on stderr, exit code 2, nothing written. */
@@ -108,10 +108,9 @@ export function platformAccount(value: string): string {
 /** `--name N` of an organisation or a key: not blank, and at most MAX_NAME_CHARS characters (as the API counts them). */
 export function nameOption(ctx: CliContext): string {
   const name = required(ctx, 'name');
+  if (isName(name)) return name;
   if (name.trim() === '') throw new CliError('--name must not be blank');
-  const length = charCount(name);
-  if (length > MAX_NAME_CHARS) throw new CliError(`--name must be at most ${MAX_NAME_CHARS} characters, got ${length}`);
-  return name;
+  throw new CliError(`--name must be at most ${MAX_NAME_CHARS} characters, got ${charCount(name)}`);
 }
 
 /** `--org ID` of an organisation the store has: a list for an unknown one is not_found (exit 2), not an empty list. */
