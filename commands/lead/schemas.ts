@@ -1,7 +1,7 @@
 // zod schemas of the lead endpoints.
 import { z } from 'zod';
 import { AdSourceSchema, StageSchema } from '../contact/schemas.ts';
-import { isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../shared/time.ts';
+import { isoFromCaller, isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../shared/time.ts';
 
 export const LeadAnswerSchema = z.object({
   key: z.string().describe('Field key, also the automation variable'),
@@ -28,8 +28,9 @@ export const LeadSchema = z.object({
 }).meta({ id: 'Lead' });
 
 // A date-time without an offset is a wall-clock time in the organisation's zone, like a bare day.
-// An offset whose '+' arrived unencoded (a space) is read as '+', as in updated_since.
-const bound = z.preprocess(offsetFromQuery, z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE));
+// An offset whose '+' arrived unencoded (a space) is read as '+', and the other ISO 8601 forms event_time
+// takes (+0200, +02, no seconds, a space or a lower-case t and z) are read too, as in updated_since.
+const bound = z.preprocess((v) => isoFromCaller(offsetFromQuery(v)), z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE));
 
 export const LeadFilterShape = {
   form: z.string().min(1).max(100).optional().describe('Service source (form) id'),

@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../commands/shared/errors.ts';
-import { isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
+import { isoFromCaller, isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 
 /** `?cursor=` or `?limit=` with nothing after it is the parameter left out (a client that always sends it). */
 const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
@@ -29,14 +29,14 @@ export const listParams = {
 
 /**
  * ISO 8601 as callers write it in a query string: a '+' offset that arrived as a space (an unencoded '+'),
- * a time without an offset (UTC, as every time of this API) or a bare day (its midnight, UTC).
+ * a time without an offset (UTC, as every time of this API) or a bare day (its midnight, UTC), and the forms
+ * event_time takes (+0200, +02, no seconds, a space or a lower-case t and z).
  */
 export function lenientTime(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const text = offsetFromQuery(value) as string;
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return `${text}T00:00:00Z`;
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) return `${text}Z`;
-  return text;
+  return isoFromCaller(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text) ? `${text}Z` : text);
 }
 
 /** The query schema of a list endpoint: the common parameters plus its own filters; unknown ones are refused. */

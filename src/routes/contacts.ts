@@ -12,13 +12,18 @@ import { contactAfter, jsonListBody, liveRow } from './contactView.ts';
 
 const id = z.string().min(1).max(100);
 
-/** The e-mail and phone filters match by hash, after the same normalisation as stored values. */
+/**
+ * The e-mail and phone filters match by hash, after the same normalisation as stored values. A '+' written
+ * into the query string unencoded arrives as a space (as in updated_since): an e-mail holds no space, and a
+ * phone that is none as written but one after a leading '+' had it (a+b@example.com, +12025550143).
+ */
 function hashedFilters(caller: Caller, query: { email?: string; phone?: string }) {
   const out: { emailHash?: string; phoneHash?: string } = {};
-  if (query.email !== undefined) out.emailHash = emailKey(query.email).hash ?? '';
+  if (query.email !== undefined) out.emailHash = emailKey(query.email.trim().replace(/ /g, '+')).hash ?? '';
   if (query.phone !== undefined) {
     const cc = caller.organization.phoneCountryCode;
-    out.phoneHash = phoneKey(query.phone, cc)?.hash ?? hashPhone(query.phone, cc) ?? '';
+    const key = phoneKey(query.phone, cc) ?? phoneKey(query.phone.replace(/^ (?=\d)/, '+'), cc);
+    out.phoneHash = key?.hash ?? hashPhone(query.phone, cc) ?? '';
   }
   return out;
 }

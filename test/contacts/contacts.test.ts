@@ -162,6 +162,36 @@ test('lists filter by stage, tag, e-mail and phone (matched by hash), page with 
   assert.is(foreign.body.error.code, 'invalid_cursor');
 });
 
+test('a + the caller did not encode in the phone or e-mail filter (a space once decoded) is read as +', async ({ server, org }) => {
+  const made = await server.request('POST', '/contacts', { key: org.key, body: { phone: '+1 202 555 0143', email: 'plus+tag@example.com' } });
+  assert.is(made.status, 201, JSON.stringify(made.body));
+  // Written into the query string as they are, as a template string would: the '+' arrives as a space.
+  for (const query of ['phone=+12025550143', 'phone=+1 202 555 0143', 'email=plus+tag@example.com', 'phone=%2B12025550143', 'email=plus%2Btag%40example.com']) {
+    const res = await server.request('GET', `/contacts?${query}`, { key: org.key });
+    assert.is(res.status, 200, query);
+    assert.equal(res.body.data.map((c: { id: string }) => c.id), [made.body.id], query);
+  }
+});
+
+test('times take the ISO 8601 forms event_time takes: an offset as +0200 or +02, no seconds, a space or a lower-case t and z', async ({ server, org }) => {
+  const c = await server.request('POST', '/contacts', { key: org.key, body: { phone: phone() } });
+  const forms = ['2024-01-01T10:00:00+0200', '2024-01-01T10:00:00+02', '2024-01-01T10:00+02:00', '2024-01-01T08:00Z', '2024-01-01 08:00:00Z', '2024-01-01t08:00:00z'];
+  for (const time of forms) {
+    const note = await server.request('POST', `/contacts/${c.body.id}/notes`, { key: org.key, body: { text: 'Met', time } });
+    assert.is(note.status, 201, `${time}: ${JSON.stringify(note.body)}`);
+    assert.is(note.body.time, '2024-01-01T08:00:00.000Z', time);
+  }
+  for (const time of forms) {
+    const since = await server.request('GET', `/contacts?updated_since=${encodeURIComponent(time)}`, { key: org.key });
+    assert.is(since.status, 200, `updated_since=${time}: ${JSON.stringify(since.body)}`);
+    assert.ok(since.body.data.some((x: { id: string }) => x.id === c.body.id), time);
+    const later = await server.request('GET', `/contacts?updated_since=${encodeURIComponent(time.replace('2024', '2999'))}`, { key: org.key });
+    assert.equal(later.body.data, [], time);
+    const window = await server.request('GET', `/leads?from=${encodeURIComponent(time)}&to=${encodeURIComponent(time.replace('2024', '2025'))}`, { key: org.key });
+    assert.is(window.status, 200, `from/to ${time}: ${JSON.stringify(window.body)}`);
+  }
+});
+
 test('another organisation sees nothing: list, GET, PATCH and every action answer as if the contact did not exist', async ({ server, org, other }) => {
   const mine = await server.request('POST', '/contacts', { key: org.key, body: { phone: phone(), email: 'private@example.com', tags: ['secret'] } });
   const id = mine.body.id;
