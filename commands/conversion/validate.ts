@@ -58,8 +58,8 @@ function checkValue(value: number | undefined, currency: string | undefined): { 
   if (currency !== undefined) {
     const code = currency.toUpperCase();
     if (!CURRENCIES.has(code)) throw validationError('currency', 'an ISO 4217 code such as PLN or EUR');
-    if (value === undefined) throw validationError('value', 'required with currency');
-    return { value, currency: code };
+    // The spec requires currency with value, not the other way round: a currency alone is kept (and sent).
+    return value === undefined ? { currency: code } : { value, currency: code };
   }
   if (value !== undefined) throw validationError('currency', 'required with value');
   return {};

@@ -8,7 +8,7 @@ const time = z.iso.datetime();
 
 export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
 
-const url = z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH)
+const url = chars(1, MAX_WEBHOOK_URL_LENGTH)
   .describe('HTTPS endpoint that receives the pushes: no credentials, no private, loopback or link-local address, at most 2000 characters');
 const events = z.array(WebhookEventTypeSchema).min(1).max(20).describe('Event types to push (repeats are ignored)');
 const description = chars(0, 200).describe("The caller's note, at most 200 characters");

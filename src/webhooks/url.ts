@@ -1,5 +1,6 @@
 // Subscription-time checks of a webhook URL: HTTPS, no credentials, no private address or local name.
 import { isIP } from 'node:net';
+import { charCount } from '../../commands/shared/text.ts';
 import { classifyAddress, describeAddressClass, reachesThisHost } from './addresses.ts';
 
 export type UrlCheck = { ok: true } | { ok: false; reason: string };
@@ -18,7 +19,8 @@ const fail = (reason: string): UrlCheck => ({ ok: false, reason });
 
 /** Whether a URL may be stored as a webhook target; the reason is a short English sentence. */
 export function checkWebhookUrl(url: string, { allowPrivate }: UrlCheckOptions): UrlCheck {
-  if (url.length > MAX_WEBHOOK_URL_LENGTH) return fail(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  // Characters as the specification counts them (code points): an emoji in the path is one, not two UTF-16 units.
+  if (url.length > MAX_WEBHOOK_URL_LENGTH && charCount(url) > MAX_WEBHOOK_URL_LENGTH) return fail(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   // The URL parser silently strips surrounding blanks; refuse them so what is stored is what is checked.
   if (/[\s\x00-\x1f\x7f]/.test(url)) return fail('url must not contain spaces or control characters');
   let parsed: URL;

@@ -103,7 +103,6 @@ test('the body rules of the specification', async ({ server, s }) => {
     [{ event_time: 'yesterday' }, 400, 'validation_error', 'event_time'],
     [{ value: 5 }, 400, 'validation_error', 'currency'],
     [{ value: 5, currency: 'XYZ' }, 400, 'validation_error', 'currency'],
-    [{ currency: 'PLN' }, 400, 'validation_error', 'value'],
     [{ external_id: 'x'.repeat(129) }, 400, 'validation_error', 'external_id'],
     [{ status: 's'.repeat(81) }, 400, 'validation_error', 'status'],
     [{ phone: 'call me' }, 400, 'validation_error', 'phone'],
@@ -154,6 +153,13 @@ test('event_time in the ISO 8601 forms integrators send: offsets without a colon
   const zoneless = await post(server, s.key, { ...base(s), external_id: 'iso-zoneless', event_time: `${wall}:00` });
   assert.is(zoneless.status, 400);
   assert.is(zoneless.body.error.details.field, 'event_time');
+});
+
+test('currency needs no value: the spec requires currency with value, not value with currency', async ({ server, s }) => {
+  const res = await post(server, s.key, { ...base(s), external_id: 'currency-only', currency: 'pln' });
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  const got = await server.request('GET', `/events/${res.body.event_id}`, { key: s.key });
+  assert.equal([got.body.value, got.body.currency], [null, 'PLN']);
 });
 
 test('value is required for Purchase', async ({ server }) => {

@@ -57,6 +57,11 @@ test('bad bodies: 400 validation_error or invalid_json, naming the field', async
   // Characters, not UTF-16 units: 200 emoji are a description.
   const emoji = await server.request('POST', '/webhooks', { key: org.key, body: { url: HOOK, events: ALL_TYPES, description: '😀'.repeat(200) } });
   assert.is(emoji.status, 201, JSON.stringify(emoji.body).slice(0, 200));
+  // And 2000 characters are a url, an emoji among them (2001 UTF-16 units).
+  const longUrl = `${HOOK}/😀`.padEnd(2001, 'a');
+  const long = await server.request('POST', '/webhooks', { key: org.key, body: { url: longUrl, events: ALL_TYPES } });
+  assert.is(long.status, 201, JSON.stringify(long.body).slice(0, 200));
+  assert.is(long.body.url, longUrl);
 });
 
 test('PATCH changes fields, pauses and resumes; an empty or unknown body is refused', async ({ server }) => {

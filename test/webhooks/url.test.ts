@@ -47,6 +47,14 @@ test('a URL of exactly 2000 characters is accepted', () => {
   assert.equal(checkWebhookUrl(base + 'a'.repeat(2000 - base.length), { allowPrivate: false }), { ok: true });
 });
 
+test('the 2000 are characters, not UTF-16 units: an emoji in the path counts once', () => {
+  const base = 'https://hooks.example.com/😀';
+  const url = base + 'a'.repeat(2000 - [...base].length);
+  assert.is(url.length, 2001);
+  assert.equal(checkWebhookUrl(url, { allowPrivate: false }), { ok: true });
+  assert.equal(checkWebhookUrl(`${url}a`, { allowPrivate: false }), { ok: false, reason: 'url must be at most 2000 characters' });
+});
+
 test('with WEBHOOK_ALLOW_PRIVATE, plain HTTP and loopback receivers are accepted, credentials still are not', () => {
   for (const url of ['http://127.0.0.1:3000/hook', 'http://localhost:3000/hook', 'https://[::1]:8443/hook', 'http://hooks.localhost:3000/hook', 'http://0.0.0.0:3000/hook', 'http://[::]:3000/hook']) {
     assert.equal(checkWebhookUrl(url, { allowPrivate: true }), { ok: true }, url);
