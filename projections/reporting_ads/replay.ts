@@ -26,40 +26,50 @@ const COPY_SQL = `COPY spend_replay (seq, organization_id, day, account, ad_id, 
   clicks, reach, platform_leads) FROM STDIN`;
 
 const FACT_COLUMNS = 'organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency, spend, impressions, clicks, reach, platform_leads';
-const bucket = (day: string) => `${day} - (((${day} - DATE '2001-01-01') % g.grain + g.grain) % g.grain)`;
+const SUMS = 'sum(spend), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)';
+
+/**
+ * The ad buckets of one grain summed from the rows of a finer one that divides it (days into weeks, weeks into
+ * 56 days: both Monday-aligned), in key order so that the primary key built last sorts presorted rows.
+ */
+const rollUp = (from: number, to: number) => `INSERT INTO report_spend_facts (${FACT_COLUMNS})
+   SELECT organization_id, ${to}, bucket - (((bucket - DATE '2001-01-01') % ${to} + ${to}) % ${to}) AS b, account, ad_id,
+          max(campaign_id), max(adset_id), max(currency), ${SUMS}
+   FROM report_spend_facts WHERE grain = ${from}
+   GROUP BY organization_id, b, account, ad_id
+   ORDER BY b, account, ad_id, organization_id`;
 
 const FINISH_SQL = [
   // The sort of every staged row and the hash aggregates fit in memory; for this transaction only.
   `SELECT set_config('work_mem', '512MB', true)`,
   // The primary keys put back at the end sort every fact row: in memory, not in runs on disk.
   `SELECT set_config('maintenance_work_mem', '512MB', true)`,
-  // The newest sync's values of each day. The campaign and ad set are the newest sync's too, where applySpend() keeps the first write's: the same
-  // unless an ad moved between campaigns, which the platform does not allow.
+  // The newest sync's values of each day. The campaign and ad set are the newest sync's too, where applySpend() keeps the
+  // first write's: the same unless an ad moved between campaigns, which the platform does not allow. Sorted by day first: the
+  // organisation first made every comparison read its id, a third more time; within one organisation this is still key order.
   `INSERT INTO report_spend_facts (${FACT_COLUMNS})
-   SELECT DISTINCT ON (organization_id, day, account, ad_id) organization_id, 1, day, account, ad_id, campaign_id, adset_id, currency,
+   SELECT DISTINCT ON (day, account, ad_id, organization_id) organization_id, 1, day, account, ad_id, campaign_id, adset_id, currency,
           round(spend, 6), impressions, clicks, reach, platform_leads
    FROM spend_replay
-   ORDER BY organization_id, day, account, ad_id, seq DESC`,
+   ORDER BY day, account, ad_id, organization_id, seq DESC`,
   `DROP TABLE spend_replay`,
   // Statistics of the day rows, or the roll-ups below are planned for an empty table (a sort of every row instead of a hash).
   `ANALYZE report_spend_facts`,
-  `INSERT INTO report_spend_facts (${FACT_COLUMNS})
-   SELECT f.organization_id, g.grain, ${bucket('f.bucket')}, f.account, f.ad_id, max(f.campaign_id), max(f.adset_id), max(f.currency),
-          sum(f.spend), sum(f.impressions), sum(f.clicks), sum(f.reach), sum(f.platform_leads)
-   FROM report_spend_facts f CROSS JOIN (VALUES (7), (56)) AS g(grain)
-   WHERE f.grain = 1
-   GROUP BY 1, 2, 3, 4, 5`,
-  // Summed per ad set and day first, as applySpend() does: a tenth of the rows to spread over grains and levels.
+  // Weeks from days, 56 days from weeks: each row summed once, where both grains from the days summed every day twice.
+  rollUp(1, 7),
+  rollUp(7, 56),
+  // Per ad set in each grain from the ad rows of that grain, then per campaign from those (applySpend() sums per ad set and
+  // day first too); the days summed once instead of once per grain.
   `INSERT INTO report_spend_levels (organization_id, level, grain, bucket, account, campaign_id, id, currency,
                                     spend, impressions, clicks, reach, platform_leads)
-   SELECT organization_id, l.level, g.grain, ${bucket('bucket')}, account, campaign_id,
-          CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END, max(currency),
-          sum(spend), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
-   FROM (SELECT organization_id, bucket, account, campaign_id, adset_id, max(currency) AS currency, sum(spend) AS spend,
+   SELECT organization_id, l.level, grain, bucket, account, campaign_id,
+          CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END, max(currency), ${SUMS}
+   FROM (SELECT organization_id, grain, bucket, account, campaign_id, adset_id, max(currency) AS currency, sum(spend) AS spend,
                 sum(impressions) AS impressions, sum(clicks) AS clicks, sum(reach) AS reach, sum(platform_leads) AS platform_leads
-         FROM report_spend_facts WHERE grain = 1 GROUP BY organization_id, bucket, account, campaign_id, adset_id) AS adset_days
-   CROSS JOIN (VALUES (1), (7), (56)) AS g(grain) CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
-   GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+         FROM report_spend_facts GROUP BY organization_id, grain, bucket, account, campaign_id, adset_id) AS adsets
+   CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
+   GROUP BY 1, 2, 3, 4, 5, 6, 7
+   ORDER BY 2, 3, 4, 5, 6, 7, 1`,
 ];
 
 /** Tables whose primary key is dropped for the load and built once after it: cheaper than keeping it row by row. */
