@@ -4,11 +4,11 @@
 // campaign and ad set roll-ups as plain sums of those days. The same facts as applySpend() batch by
 // batch, at a fraction of the cost (1.46M day rows in the benchmark).
 import type { Client } from '../../src/db/pool.ts';
-import { copyFrom, copyLine } from '../../src/db/copy.ts';
+import { copyField, copyFrom } from '../../src/db/copy.ts';
 import type { AdSpendSynced } from '../../commands/adaccount/spend.ts';
 import { dropPrimaryKey } from '../reporting_shared/keys.ts';
-import { saveNames } from '../reporting_shared/names.ts';
-import { fold, saveAds, spendChunks } from './spend.ts';
+import { LatestNames, noteNames, saveNames } from '../reporting_shared/names.ts';
+import { saveAds, spendChunks, type DayRow } from './spend.ts';
 
 const START_SQL = [
   // Temporary tables live in local buffers (8 MB by default): the replay's rows would go to disk at once.
@@ -16,13 +16,14 @@ const START_SQL = [
   `SELECT set_config('temp_buffers', '512MB', false) WHERE pg_my_temp_schema() = 0`,
   `DROP TABLE IF EXISTS spend_replay`,
   `CREATE TEMP TABLE spend_replay (
-     seq integer NOT NULL, organization_id text COLLATE "C" NOT NULL, day date NOT NULL, account text COLLATE "C" NOT NULL,
+     seq bigint NOT NULL, organization_id text COLLATE "C" NOT NULL, day date NOT NULL, account text COLLATE "C" NOT NULL,
      ad_id text COLLATE "C" NOT NULL, campaign_id text COLLATE "C" NOT NULL, adset_id text COLLATE "C" NOT NULL,
      currency text COLLATE "C" NOT NULL, spend numeric NOT NULL, impressions bigint NOT NULL, clicks bigint NOT NULL,
      reach bigint NOT NULL, platform_leads integer NOT NULL)`,
 ];
 
-const COPY_SQL = `COPY spend_replay (seq, organization_id, day, account, ad_id, campaign_id, adset_id, currency, spend, impressions,
+// The sync's own fields first: one text per sync, then each day row's.
+const COPY_SQL = `COPY spend_replay (seq, organization_id, account, currency, day, ad_id, campaign_id, adset_id, spend, impressions,
   clicks, reach, platform_leads) FROM STDIN`;
 
 const FACT_COLUMNS = 'organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency, spend, impressions, clicks, reach, platform_leads';
@@ -77,33 +78,61 @@ const LOADED = ['report_spend_facts', 'report_spend_levels'];
 
 /** One rebuild's spend: start() once, stage() per replayed batch, finish() once after the last. */
 export class SpendReplay {
-  private seq = 0;
+  /** Staged rows so far: the newest of a day and ad has the highest number (later in a sync wins too, as in fold()). */
+  private rows = 0;
   private restoreKeys: string[] = [];
+  /** Each ad's newest day row, per organisation and ad, and the newest names: written once, in finish(). */
+  private readonly ads = new Map<string, Map<string, DayRow>>();
+  private readonly names = new LatestNames();
 
   async start(db: Client): Promise<void> {
     for (const sql of START_SQL) await db.query(sql);
     for (const table of LOADED) this.restoreKeys.push(await dropPrimaryKey(db, table));
   }
 
-  /** The batch's syncs into the staging table; each ad's account, campaign and names as applySpend() writes them. */
+  /** The batch's day rows into the staging table as they come; the ads and names remembered. */
   async stage(db: Client, events: AdSpendSynced[]): Promise<void> {
     for (const chunk of spendChunks(events)) {
-      const { days, ads, names } = fold(chunk);
-      if (!days.length) continue;
-      const seq = ++this.seq;
-      let data = '';
-      for (const { organizationId, account, currency, day: d } of days) {
-        data += copyLine([seq, organizationId, d.date, account, d.ad_id, d.campaign_id, d.adset_id, currency, d.spend ?? 0,
-          d.impressions ?? 0, d.clicks ?? 0, d.reach ?? 0, d.platform_leads ?? 0]);
+      // One flat text per row, joined once: a row built by + or a template stays a rope of its parts, and a
+      // chunk's ropes live (and are copied by the collector) until the COPY.
+      const lines: string[] = [];
+      for (const e of chunk) {
+        const sync = `${copyField(e.organizationId)}\t${copyField(e.account)}\t${copyField(e.currency)}`;
+        const ads = this.adsOf(e.organizationId);
+        const names = this.names.of(e.organizationId);
+        for (const d of e.days) {
+          lines.push([++this.rows, sync, copyField(d.date), copyField(d.ad_id), copyField(d.campaign_id), copyField(d.adset_id), d.spend ?? 0,
+            d.impressions ?? 0, d.clicks ?? 0, d.reach ?? 0, d.platform_leads ?? 0].join('\t'));
+          keepAd(ads, e, d);
+          noteNames(names, d);
+        }
       }
-      await copyFrom(db, COPY_SQL, data);
-      await saveAds(db, ads);
-      await saveNames(db, 'report_ad_names', names);
+      if (lines.length) await copyFrom(db, COPY_SQL, `${lines.join('\n')}\n`);
     }
+  }
+
+  private adsOf(organizationId: string): Map<string, DayRow> {
+    let ads = this.ads.get(organizationId);
+    if (!ads) this.ads.set(organizationId, (ads = new Map()));
+    return ads;
   }
 
   /** The facts from the staged days, then the primary keys back: the live catch-up after it upserts on them. */
   async finish(db: Client): Promise<void> {
+    await saveAds(db, [...this.ads.values()].flatMap((ads) => [...ads.values()]));
+    await saveNames(db, 'report_ad_names', this.names.rows());
     for (const sql of [...FINISH_SQL, ...this.restoreKeys]) await db.query(sql);
   }
+}
+
+/** The ad's newest day row, as saveAds() writes it: the entry is reused, one object per ad rather than per row. */
+function keepAd(ads: Map<string, DayRow>, sync: AdSpendSynced, day: DayRow['day']): void {
+  const kept = ads.get(day.ad_id);
+  if (!kept) {
+    ads.set(day.ad_id, { organizationId: sync.organizationId, account: sync.account, currency: sync.currency, day });
+    return;
+  }
+  kept.account = sync.account;
+  kept.currency = sync.currency;
+  kept.day = day;
 }

@@ -85,7 +85,7 @@ export async function applySpend(db: Queryable, events: AdSpendSynced[]): Promis
 }
 
 /** In event order: the newest row per (organisation, account, day, ad), the newest row per ad, and every name. */
-export function fold(events: AdSpendSynced[]): { days: DayRow[]; ads: DayRow[]; names: NameRow[] } {
+function fold(events: AdSpendSynced[]): { days: DayRow[]; ads: DayRow[]; names: NameRow[] } {
   const days = new Map<string, DayRow>();
   const ads = new Map<string, DayRow>();
   const names: NameRow[] = [];

@@ -33,3 +33,45 @@ export function namesOf(organizationId: string, ad: Pick<AdSource, 'campaign_id'
     { organizationId, level: 'ad', id: ad.ad_id, name: ad.ad_name },
   ];
 }
+
+/** One organisation's newest names by level and id. */
+export interface LevelNames {
+  campaign: Map<string, string>;
+  adset: Map<string, string>;
+  ad: Map<string, string>;
+}
+
+/**
+ * The newest name of every campaign, ad set and ad a rebuild saw, per organisation, written once at its end:
+ * a few map reads per row, no key text or row object made for a name that did not change.
+ */
+export class LatestNames {
+  private readonly byOrganization = new Map<string, LevelNames>();
+
+  of(organizationId: string): LevelNames {
+    let names = this.byOrganization.get(organizationId);
+    if (!names) this.byOrganization.set(organizationId, (names = { campaign: new Map(), adset: new Map(), ad: new Map() }));
+    return names;
+  }
+
+  rows(): NameRow[] {
+    const rows: NameRow[] = [];
+    for (const [organizationId, names] of this.byOrganization) {
+      for (const level of ['campaign', 'adset', 'ad'] as const) {
+        for (const [id, name] of names[level]) rows.push({ organizationId, level, id, name });
+      }
+    }
+    return rows;
+  }
+}
+
+/** The three names an ad's source data carries, kept when set and changed. */
+export function noteNames(names: LevelNames, ad: Pick<AdSource, 'campaign_id' | 'campaign_name' | 'adset_id' | 'adset_name' | 'ad_id' | 'ad_name'>): void {
+  keepName(names.campaign, ad.campaign_id, ad.campaign_name);
+  keepName(names.adset, ad.adset_id, ad.adset_name);
+  keepName(names.ad, ad.ad_id, ad.ad_name);
+}
+
+function keepName(names: Map<string, string>, id: string, name: string): void {
+  if (id && name && names.get(id) !== name) names.set(id, name);
+}

@@ -78,8 +78,9 @@ test('spend: re-synced days, two accounts, roll-ups per campaign and ad set', as
       event('AdSpendSyncSucceeded', { account: 'act_1', since: '2024-03-01', until: '2024-03-03', rows: 3, at: '2024-04-01T00:00:00.000Z' }),
     ],
     [
-      // A later sync replaces two days and adds one in the next 7-day bucket.
-      synced('act_1', 'PLN', [spendDay(A1, '2024-03-01', 12, { impressions: 90, clicks: 4, reach: 70 }), spendDay(A2, '2024-03-01', 0), spendDay(A2, '2024-03-11', 3.333333)]),
+      // A later sync replaces two days and adds one in the next 7-day bucket; the ad and its campaign were renamed since.
+      synced('act_1', 'PLN', [spendDay(A1, '2024-03-01', 12, { impressions: 90, clicks: 4, reach: 70 }), spendDay(A2, '2024-03-01', 0),
+        spendDay(A2, '2024-03-11', 3.333333, { ad_name: 'Renamed a2', campaign_name: 'Renamed c1' })]),
       event('AdCreativeSynced', { account: 'act_1', ad_id: 'a1', creative_id: 'cr1', video_id: 'v1', image_hash: null, format: 'video', thumbnail_url: '', title: 'T', body: '', syncedAt: '2024-04-01T00:00:00.000Z' }),
       event('AdSpendSyncFailed', { account: 'act_2', error: 'token expired', at: '2024-04-02T00:00:00.000Z' }),
     ],
