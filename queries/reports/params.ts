@@ -15,9 +15,13 @@ export const MATURING_DAYS = 30;
 /** The earliest day a report covers: its previous period and trend weeks reach up to a year before `from`, and
  * no ad platform's numbers predate it. */
 export const EARLIEST_REPORT_DAY = '1970-01-01';
+/** The last day a report covers: the 7- and 56-day buckets it reads reach weeks past `to`, and a day past 9999-12-31
+ * (written +010000-01-01) is one PostgreSQL refuses, a 500. */
+export const LATEST_REPORT_DAY = '9998-12-31';
 
 const day = (what: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isDay, 'not a calendar day')
-  .refine((d) => !isDay(d) || d >= EARLIEST_REPORT_DAY, `a day from ${EARLIEST_REPORT_DAY} on`).describe(what);
+  .refine((d) => !isDay(d) || (d >= EARLIEST_REPORT_DAY && d <= LATEST_REPORT_DAY), `a day from ${EARLIEST_REPORT_DAY} to ${LATEST_REPORT_DAY}`)
+  .describe(what);
 const id = (what: string) => z.string().min(1).max(100).describe(what);
 
 export const CampaignReportQuery = z.object({
