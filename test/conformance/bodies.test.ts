@@ -64,7 +64,7 @@ test('a body nested thousands of levels deep is a 400 like any bad value, with o
     const sample = sampleBody(endpoint, unique())!;
     const field = Object.keys(sample.body)[0];
     for (const depth of [5_000, 30_000]) {
-      for (const headers of [{}, { 'idempotency-key': `deep-${unique()}` }]) {
+      for (const headers of [{}, { 'idempotency-key': `deep-${unique()}` }] as Record<string, string>[]) {
         const label = `${endpoint.method} ${endpoint.path} depth ${depth} ${JSON.stringify(headers)}`;
         // A field of the body's own, nested: a bad value of that field.
         const known = await ctx.server.request(endpoint.method, pathOf(ctx, endpoint), { key, headers, body: `{"${field}":${deep(depth)}}` });
