@@ -83,6 +83,10 @@ test('the parameters the specification types integer are documented as integers 
     assert.equal([limit.type, limit.minimum, limit.maximum, limit.default], ['integer', 1, 100, 25], endpoint.path);
   }
   assert.is(param('/jobs/{number}', 'number').type, 'integer');
+  // The reports' days are the spec's YYYY-MM-DD: JSON Schema's date.
+  for (const path of ['/campaigns/report', '/creatives/report']) {
+    for (const name of ['from', 'to']) assert.is(param(path, name).format, 'date', `${path} ${name}`);
+  }
 });
 
 test.run();
