@@ -5,6 +5,7 @@ import { loadConfig } from './config.ts';
 import { boot, type Booted } from './boot.ts';
 import { closeApp, createApp, type AppState } from './http/app.ts';
 import { createStartingServer } from './http/server.ts';
+import { createLogger } from './logger.ts';
 
 /** Resolves once the server listens; a port in use (or not allowed) rejects instead of throwing from an event. */
 function listen(server: http.Server, port: number): Promise<void> {
@@ -49,7 +50,8 @@ try {
 const { log, config } = booted.services;
 const { port: listening } = server.address() as AddressInfo;
 state.ready = true;
-log.info('service ready', { url: `http://localhost:${listening}/v1`, health: `http://localhost:${listening}/healthz`, dataDir: config.databaseUrl ? null : config.dataDir });
+// The URL is what `npm start` answers (DESIGN.md: it "prints the URL"), so this line is written whatever LOG_LEVEL keeps out.
+createLogger('info').info('service ready', { url: `http://localhost:${listening}/v1`, health: `http://localhost:${listening}/healthz`, dataDir: config.databaseUrl ? null : config.dataDir });
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

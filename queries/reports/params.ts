@@ -15,10 +15,17 @@ export const MATURING_DAYS = 30;
 /** The earliest day a report covers: its previous period and trend weeks reach up to a year before `from`, and
  * no ad platform's numbers predate it. */
 export const EARLIEST_REPORT_DAY = '1970-01-01';
+/** The last day a report covers: the 7- and 56-day buckets it reads reach weeks past `to`, and a day past 9999-12-31
+ * (written +010000-01-01) is one PostgreSQL refuses, a 500. */
+export const LATEST_REPORT_DAY = '9998-12-31';
 
-const day = (what: string) => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine(isDay, 'not a calendar day')
-  .refine((d) => !isDay(d) || d >= EARLIEST_REPORT_DAY, `a day from ${EARLIEST_REPORT_DAY} on`).describe(what);
+// format date in the OpenAPI document: the spec's YYYY-MM-DD, as the leads' from and to already show it.
+const day = (what: string) => z.iso.date().refine(isDay, 'not a calendar day')
+  .refine((d) => !isDay(d) || (d >= EARLIEST_REPORT_DAY && d <= LATEST_REPORT_DAY), `a day from ${EARLIEST_REPORT_DAY} to ${LATEST_REPORT_DAY}`)
+  .describe(what);
 const id = (what: string) => z.string().min(1).max(100).describe(what);
+
+const WEEKS = 'an integer from 4 to 8';
 
 export const CampaignReportQuery = z.object({
   from: day('First day, YYYY-MM-DD in the organisation\'s time zone (default: 30 days before `to`, i.e. 30 days ago when `to` is not given; the range then spans 31 days).').optional(),
@@ -37,7 +44,10 @@ export const CreativeReportQuery = z.object({
   ad_account: id('Ad account id, act_<number> or the number alone: only ads of this account.')
     .transform((a) => (/^\d+$/.test(a) ? `act_${a}` : a)).optional(),
   tag: z.string().min(3).max(60).describe('dimension:value with dimension hook, creator or offer.').optional(),
-  weeks: z.string().regex(/^[4-8]$/, 'an integer from 4 to 8').describe('Weeks of the trend, 4-8 (default 4), each 7 days, the last ending on `to`.').optional(),
+  // An integer as the spec types it (and the OpenAPI document then shows), written in decimal digits as `limit` is.
+  weeks: z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+    z.number({ error: WEEKS }).int(WEEKS).min(4, WEEKS).max(8, WEEKS))
+    .describe('Weeks of the trend, 4-8 (default 4), each 7 days, the last ending on `to`.').optional(),
 }).strict();
 
 export interface Range {
@@ -78,7 +88,7 @@ export function resolveCampaignParams(query: z.infer<typeof CampaignReportQuery>
 }
 
 export function resolveCreativeParams(query: z.infer<typeof CreativeReportQuery>, today: string): CreativeParams {
-  const weeks = query.weeks === undefined ? 4 : Number(query.weeks);
+  const weeks = query.weeks ?? 4;
   const to = query.to ?? today;
   const weeksFrom = addDays(to, -(7 * weeks - 1));
   const range = checkRange({ from: query.from ?? weeksFrom, to });

@@ -5,6 +5,7 @@ import { ApiError } from '../../commands/shared/errors.ts';
 import type { Services } from '../services.ts';
 import { authenticate, type KeyCache } from './auth.ts';
 import type { RouteDef } from './route.ts';
+import { PLATFORM_WEBHOOK_PATH } from '../routes/platformWebhook.ts';
 
 /** Paths that need no key: the API description and its reference page; anything outside /v1 is not the API. */
 export function isPublicPath(path: string): boolean {
@@ -36,6 +37,9 @@ export function routeNotFound(routes: readonly RouteDef[]) {
     pattern: new RegExp(`^/v1${r.path.replace(/:\w+/g, '[^/]+')}/?$`),
   }));
   known.push({ method: 'GET', pattern: /^\/v1\/openapi\.json$/ });
+  // The two paths the app answers before authentication (app.ts): another method on them is a known path too.
+  known.push({ method: 'GET', pattern: /^\/healthz\/?$/ });
+  for (const method of ['GET', 'POST']) known.push({ method, pattern: new RegExp(`^${PLATFORM_WEBHOOK_PATH}/?$`) });
   return (req: Request, res: Response, next: NextFunction) => {
     const methods = new Set(known.filter((k) => k.pattern.test(req.path)).map((k) => k.method));
     if (methods.has('GET')) methods.add('HEAD');

@@ -69,6 +69,37 @@ function noBodyParser(parseBody: RequestHandler): RequestHandler {
   });
 }
 
+/** Deeper than any body of this API reads (an object, an array in it, its items); JSON.parse takes far deeper ones. */
+const MAX_BODY_DEPTH = 32;
+
+function deeperThan(value: unknown, levels: number): boolean {
+  if (!value || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && deeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * Right after the body parser: a body nested thousands of levels deep would overflow the stack of every recursive
+ * walk after it (the text check, the Idempotency-Key fingerprint, JSON.stringify), a 500. It is refused as its
+ * schema refuses it (zod stops at the first level that does not fit): an unknown field invalid_json, a known
+ * field's bad value validation_error naming it.
+ */
+function refuseDeepBody(schema: z.ZodType): RequestHandler {
+  return (req, _res, next) => {
+    if (!deeperThan(req.body, MAX_BODY_DEPTH)) return next();
+    const tooDeep = validationError('body', `nested more than ${MAX_BODY_DEPTH} levels deep`);
+    try {
+      const result = schema.safeParse(req.body);
+      next(result.success ? tooDeep : fromZodError(result.error, 'body'));
+    } catch {
+      next(tooDeep);
+    }
+  };
+}
+
 export interface RouteHooks {
   /** The JSON body parser; per route, so that a path the table lacks is 404 whatever its body. */
   parseBody?: RequestHandler;
@@ -118,6 +149,7 @@ function dropLateAnswer(req: Request, res: Response, services: Services, result:
 export function registerRoute(router: Router, route: RouteDef, services: Services, hooks: RouteHooks = {}): void {
   const takesNoBody = !route.body && route.method === 'post';
   const before: RequestHandler[] = hooks.parseBody ? [takesNoBody ? noBodyParser(hooks.parseBody) : hooks.parseBody] : [];
+  if (hooks.parseBody && (route.body || takesNoBody)) before.push(refuseDeepBody(route.body ?? NOTHING));
   if (route.method === 'post' && hooks.idempotency) before.push(hooks.idempotency);
   const { onResponseMismatch } = hooks;
   // Built now, so that a schema the check cannot make strict stops the test server from starting.

@@ -57,6 +57,34 @@ test('text that is not a JSON object is 400 invalid_json on every endpoint with 
   }
 });
 
+test('a body nested thousands of levels deep is a 400 like any bad value, with or without an Idempotency-Key, never 500', async (ctx) => {
+  const key = await freshKey(ctx);
+  const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  for (const endpoint of withBody) {
+    const sample = sampleBody(endpoint, unique())!;
+    const field = Object.keys(sample.body)[0];
+    for (const depth of [5_000, 30_000]) {
+      for (const headers of [{}, { 'idempotency-key': `deep-${unique()}` }] as Record<string, string>[]) {
+        const label = `${endpoint.method} ${endpoint.path} depth ${depth} ${JSON.stringify(headers)}`;
+        // A field of the body's own, nested: a bad value of that field.
+        const known = await ctx.server.request(endpoint.method, pathOf(ctx, endpoint), { key, headers, body: `{"${field}":${deep(depth)}}` });
+        assert.is(known.status, 400, `${label}: ${known.status} ${JSON.stringify(known.body)}`);
+        assert.is(known.body.error.code, 'validation_error', label);
+        assert.ok(known.body.error.details.fields.some((f: { field: string }) => f.field.split('.')[0] === field), label);
+        // An unknown field, nested: an unknown field.
+        const unknown = await ctx.server.request(endpoint.method, pathOf(ctx, endpoint), { key, headers, body: `{"zz":${deep(depth)}}` });
+        assert.is(unknown.status, 400, `${label}: ${unknown.status} ${JSON.stringify(unknown.body)}`);
+        assert.is(unknown.body.error.code, 'invalid_json', label);
+      }
+    }
+  }
+  for (const endpoint of posts.filter((e) => !e.body)) {
+    const res = await ctx.server.request('POST', pathOf(ctx, endpoint), { key, body: `{"zz":${deep(30_000)}}` });
+    assert.is(res.status, 400, `POST ${endpoint.path}: ${res.status}`);
+    assert.is(res.body.error.code, 'invalid_json');
+  }
+});
+
 test('every POST replays its stored answer for the same Idempotency-Key and body, with Idempotent-Replayed: true', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of posts) {

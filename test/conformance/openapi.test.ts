@@ -70,4 +70,23 @@ test('every time field of events, deliveries, jobs, webhooks and report syncs is
   }
 });
 
+test('the parameters the specification types integer are documented as integers with their ranges', (ctx) => {
+  const param = (path: string, name: string) => {
+    const found = (ctx.doc.paths[path].get.parameters as any[]).find((p) => p.name === name);
+    assert.ok(found, `${path} ${name}`);
+    return found.schema;
+  };
+  const weeks = param('/creatives/report', 'weeks');
+  assert.equal([weeks.type, weeks.minimum, weeks.maximum], ['integer', 4, 8], JSON.stringify(weeks));
+  for (const endpoint of SPEC_ENDPOINTS.filter((e) => e.list)) {
+    const limit = param(endpoint.path, 'limit');
+    assert.equal([limit.type, limit.minimum, limit.maximum, limit.default], ['integer', 1, 100, 25], endpoint.path);
+  }
+  assert.is(param('/jobs/{number}', 'number').type, 'integer');
+  // The reports' days are the spec's YYYY-MM-DD: JSON Schema's date.
+  for (const path of ['/campaigns/report', '/creatives/report']) {
+    for (const name of ['from', 'to']) assert.is(param(path, name).format, 'date', `${path} ${name}`);
+  }
+});
+
 test.run();

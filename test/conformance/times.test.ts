@@ -68,4 +68,19 @@ test('ops key create --expires before the year 0001 exits 2 and creates no key',
   assert.equal(failed, []);
 });
 
+test('report days past 9998-12-31 are validation_error, not 500; the last one is read', async (ctx) => {
+  // The buckets a report reads reach weeks past `to`: near 9999-12-31 they reached a day of the year 10000.
+  for (const path of ['/campaigns/report?to=9999-12-31', '/campaigns/report?from=9999-12-31', '/campaigns/report?to=9999-12-30&level=ad',
+    '/campaigns/report?from=9999-01-01&to=9999-01-31&level=adset', '/creatives/report?to=9999-12-31', '/creatives/report?to=9999-12-30&weeks=8',
+    '/creatives/report?from=9999-12-01&to=9999-12-02']) {
+    const res = await ctx.server.request('GET', path, { key: ctx.org.key });
+    assert.is(res.status, 400, `${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    assert.is(res.body.error.code, 'validation_error', path);
+  }
+  for (const path of ['/campaigns/report?from=9998-12-01&to=9998-12-31&level=ad', '/campaigns/report?from=9998-12-31', '/creatives/report?to=9998-12-31&weeks=8']) {
+    const res = await ctx.server.request('GET', path, { key: ctx.org.key });
+    assert.is(res.status, 200, `${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+});
+
 test.run();

@@ -63,6 +63,13 @@ test('a wrong method on a known path is 404 route_not_found with Allow', async (
   assert.is(post.headers.get('allow'), 'POST');
   const unknown = await ctx.app.request('GET', '/no/such/thing', { key: ctx.org.key });
   assert.is(unknown.headers.get('allow'), null);
+  // The two paths outside /v1 are known paths too.
+  for (const [method, path, allow] of [['POST', '/healthz', 'GET, HEAD'], ['PUT', '/platform/webhook', 'GET, POST, HEAD']]) {
+    const res = await fetch(`${ctx.app.origin}${path}`, { method });
+    assert.is(res.status, 404, `${method} ${path}`);
+    assert.is(((await res.json()) as { error: { code: string } }).error.code, 'route_not_found');
+    assert.is(res.headers.get('allow'), allow, `${method} ${path}`);
+  }
 });
 
 test('paths are case-sensitive: /V1/me or /v1/ME is 404 route_not_found, with a key or without, never a 500 past the key check', async (ctx) => {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CliError, parseCommandLine } from '../../ops/context.ts';
@@ -16,6 +18,31 @@ test('an option followed by another option has no value; --json is never taken a
   assert.equal(parsed.options, { name: 'Acme', json: 'true' });
   assert.ok(parsed.json);
   assert.equal(parseCommandLine(['org', 'create', '--name=--odd', '--json']).options.name, '--odd');
+});
+
+/** `npm run ops -- ...` as DESIGN.md writes it (no -s), with none of the npm settings of whatever runs the tests. */
+function npmRunOps(databaseUrl: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  const child = spawn('npm', ['run', 'ops', '--', ...args], {
+    cwd: path.join(import.meta.dirname, '..', '..'), env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+test('`npm run ops -- <command> --json` prints exactly one JSON document on stdout, and nothing on an error', async (ctx) => {
+  const created = await npmRunOps(ctx.db.url, ['org', 'create', '--name', 'Through npm', '--json']);
+  assert.is(created.code, 0, created.stderr);
+  assert.equal(Object.keys(JSON.parse(created.stdout)), ['id'], created.stdout);
+  const listed = await npmRunOps(ctx.db.url, ['key', 'list', '--org', JSON.parse(created.stdout).id, '--json']);
+  assert.equal(JSON.parse(listed.stdout), [], listed.stdout);
+  const refused = await npmRunOps(ctx.db.url, ['key', 'list', '--org', 'no-such-org', '--json']);
+  assert.is(refused.code, 2, refused.stderr);
+  assert.is(refused.stdout, '');
+  assert.match(refused.stderr, /^not_found: /);
 });
 
 test('an option may be spelled as its HTTP parameter, with underscores', () => {

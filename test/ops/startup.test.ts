@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { startDatabaseProxy } from '../support/proxy.ts';
+import { start, stopWith } from './service-process.ts';
 
 interface Ctx { db: TestDatabase }
 const test = suite<Ctx>('Startup: a bad configuration is one clear line and a non-zero exit');
@@ -139,6 +140,18 @@ test('npm start: /healthz answers 503 while the service starts (a database that 
     child.kill('SIGTERM');
     await closed;
     await proxy.close();
+  }
+});
+
+test('npm start prints the URL whatever LOG_LEVEL keeps out of the log', async (ctx) => {
+  for (const level of ['warn', 'error', 'silent']) {
+    const started = await start({ DATABASE_URL: ctx.db.url, LOG_LEVEL: level, WORKERS: 'off' });
+    try {
+      assert.match(started.url, /^http:\/\/localhost:\d+\/v1$/, started.output());
+      assert.is((await fetch(`${started.url.replace(/\/v1$/, '')}/healthz`)).status, 200, level);
+    } finally {
+      assert.is(await stopWith(started, 'SIGTERM'), 0, started.output());
+    }
   }
 });
 
