@@ -120,7 +120,7 @@ export class SpendReplay {
   /** The facts from the staged days, then the primary keys back: the live catch-up after it upserts on them. */
   async finish(db: Client): Promise<void> {
     await saveAds(db, [...this.ads.values()].flatMap((ads) => [...ads.values()]));
-    await saveNames(db, 'report_ad_names', this.names.rows());
+    await saveNames(db, 'report_ad_names', this.names);
     for (const sql of [...FINISH_SQL, ...this.restoreKeys]) await db.query(sql);
   }
 }

@@ -4,7 +4,7 @@
 // set-based statements per chunk: arrays as parameters, no statement per event or per row.
 import type { Queryable } from '../../src/db/pool.ts';
 import type { AdSpendSynced, SpendDayData } from '../../commands/adaccount/spend.ts';
-import { saveNames, namesOf, type NameRow } from '../reporting_shared/names.ts';
+import { LatestNames, noteNames, saveNames } from '../reporting_shared/names.ts';
 
 export interface DayRow {
   organizationId: string;
@@ -85,17 +85,18 @@ export async function applySpend(db: Queryable, events: AdSpendSynced[]): Promis
 }
 
 /** In event order: the newest row per (organisation, account, day, ad), the newest row per ad, and every name. */
-function fold(events: AdSpendSynced[]): { days: DayRow[]; ads: DayRow[]; names: NameRow[] } {
+function fold(events: AdSpendSynced[]): { days: DayRow[]; ads: DayRow[]; names: LatestNames } {
   const days = new Map<string, DayRow>();
   const ads = new Map<string, DayRow>();
-  const names: NameRow[] = [];
+  const names = new LatestNames();
   for (const e of events) {
     const prefix = `${e.organizationId}\u0001${e.account}\u0001`;
+    const named = names.of(e.organizationId);
     for (const day of e.days) {
       const row = { organizationId: e.organizationId, account: e.account, currency: e.currency, day };
       days.set(`${prefix}${day.date}\u0001${day.ad_id}`, row);
       ads.set(`${e.organizationId}\u0001${day.ad_id}`, row);
-      names.push(...namesOf(e.organizationId, day));
+      noteNames(named, day);
     }
   }
   return { days: [...days.values()], ads: [...ads.values()], names };

@@ -8,7 +8,7 @@ import type { OrganizationEvent } from '../../commands/organization/organization
 import type { LeadFetched, LeadReceived } from '../../commands/lead/lead.ts';
 import type { ContactLeadLinked, ContactStageChanged } from '../../commands/contact/contact.ts';
 import { localDays } from '../reporting_shared/days.ts';
-import { namesOf, saveNames, type NameRow } from '../reporting_shared/names.ts';
+import { LatestNames, noteNames, saveNames } from '../reporting_shared/names.ts';
 import { FactDeltas, contributions, emptyLead, withEntryStage, withSource, withStageChange, type ReportLead } from './lead-state.ts';
 import { addFacts, copyNewLeads, loadLeads, loadZones, saveLeads, saveZones } from './store.ts';
 import { LeadReplay } from './replay.ts';
@@ -54,11 +54,10 @@ function leadKeys(event: RecordedEvent): { organizationId: string; leadId: strin
 class Batch {
   readonly leads: Map<string, ReportLead>;
   readonly before = new Map<string, ReportLead>();
-  readonly names: NameRow[] = [];
   readonly zones: { organizationId: string; timezone: string }[] = [];
   private readonly dayFns = new Map<string, (iso: string) => string>();
 
-  constructor(loaded: Map<string, ReportLead>, private readonly zoneOf: Map<string, string>) {
+  constructor(loaded: Map<string, ReportLead>, private readonly zoneOf: Map<string, string>, private readonly names: LatestNames) {
     this.leads = loaded;
     for (const [k, v] of loaded) this.before.set(k, v);
   }
@@ -92,7 +91,7 @@ class Batch {
         const d = event.data as LeadReceived | LeadFetched;
         const submitted = d.submittedAt || (d as LeadReceived).receivedAt || (d as LeadFetched).fetchedAt;
         this.update(d.organizationId, d.leadId, (lead) => withSource(lead, d.ad, this.localDay(d.organizationId, submitted)));
-        if (d.ad) this.names.push(...namesOf(d.organizationId, d.ad));
+        if (d.ad) noteNames(this.names.of(d.organizationId), d.ad);
         return;
       }
       case 'ContactLeadLinked': {
@@ -145,7 +144,9 @@ async function applyBatch(tx: Client, events: RecordedEvent[], replay?: LeadRepl
   const keys = new Map(events.flatMap(leadKeys).map((k) => [`${k.organizationId} ${k.leadId}`, k]));
   const organizations = [...new Set(events.map((e) => (e.data as { organizationId: string }).organizationId))];
   const known = replay ? [...keys].filter(([key]) => replay.mayHaveWritten(key)).map(([, k]) => k) : [...keys.values()];
-  const batch = new Batch(await loadLeads(tx, known), await zonesOf(tx, organizations, replay));
+  // A replay keeps the newest names of all its batches and writes them once, at its end.
+  const names = replay?.names ?? new LatestNames();
+  const batch = new Batch(await loadLeads(tx, known), await zonesOf(tx, organizations, replay), names);
   for (const event of events) batch.apply(event);
   await saveZones(tx, batch.zones);
   const changed = batch.changedLeads();
@@ -157,7 +158,7 @@ async function applyBatch(tx: Client, events: RecordedEvent[], replay?: LeadRepl
   } else await saveLeads(tx, changed);
   if (!replay) await addFacts(tx, batch.deltas().changed());
   for (const lead of changed) replay?.rememberWritten(`${lead.organizationId} ${lead.leadId}`);
-  await saveNames(tx, 'report_lead_names', replay ? replay.changedNames(batch.names) : batch.names);
+  if (!replay) await saveNames(tx, 'report_lead_names', names);
 }
 
 export const reportingLeadsProjector: Projector = {

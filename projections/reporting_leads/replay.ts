@@ -4,7 +4,7 @@
 // three upserted cells per lead and batch.
 import type { Client, Queryable } from '../../src/db/pool.ts';
 import { dropPrimaryKey } from '../reporting_shared/keys.ts';
-import type { NameRow } from '../reporting_shared/names.ts';
+import { LatestNames, saveNames } from '../reporting_shared/names.ts';
 
 /** 2^24 bits (2 MB), 7 hashes: about 1% of false positives at 1.7M leads, more beyond (each one a needless load, never a wrong one). */
 const BLOOM_BITS = 1 << 24;
@@ -59,12 +59,12 @@ async function deriveLeadFacts(db: Queryable): Promise<void> {
 /**
  * What a replay remembers between batches, so that it does not ask the database what it wrote itself: which
  * leads it wrote (a Bloom filter: a lead it may have written is loaded, one it surely did not is new, which
- * most leads of a replay are), the organisations' zones, and the names as last written.
+ * most leads of a replay are), the organisations' zones, and the newest names (written once, by finish()).
  */
 export class LeadReplay {
   private readonly written = new Uint32Array(BLOOM_BITS / 32);
   readonly zones = new Map<string, string>();
-  private readonly names = new Map<string, string>();
+  readonly names = new LatestNames();
 
   private a = 0;
   private b = 0;
@@ -75,8 +75,9 @@ export class LeadReplay {
     this.restoreFactsKey = await dropPrimaryKey(db, 'report_lead_facts');
   }
 
-  /** Every cohort cell from the final lead rows, then the facts' primary key: the live catch-up after it upserts on it. */
+  /** The names, every cohort cell from the final lead rows, then the facts' primary key: the live catch-up after it upserts on it. */
   async finish(db: Client): Promise<void> {
+    await saveNames(db, 'report_lead_names', this.names);
     await deriveLeadFacts(db);
     await db.query(this.restoreFactsKey);
   }
@@ -113,18 +114,5 @@ export class LeadReplay {
       const p = this.position(i);
       this.written[p >>> 5] |= 1 << (p & 31);
     }
-  }
-
-  /** The names that differ from what the replay wrote (the newest per id), remembered as written. */
-  changedNames(names: NameRow[]): NameRow[] {
-    const latest = new Map<string, NameRow>();
-    for (const n of names) if (n.id && n.name) latest.set(`${n.organizationId}\u0001${n.level}\u0001${n.id}`, n);
-    const changed: NameRow[] = [];
-    for (const [key, n] of latest) {
-      if (this.names.get(key) === n.name) continue;
-      this.names.set(key, n.name);
-      changed.push(n);
-    }
-    return changed;
   }
 }

@@ -9,29 +9,15 @@ export interface NameRow {
   name: string;
 }
 
-/**
- * The newest name in the batch wins (rows arrive in event order; later duplicates replace earlier ones). A name
- * that did not change is not written again: every batch of leads or spend names the same few thousand ads.
- */
-export async function saveNames(db: Queryable, table: 'report_lead_names' | 'report_ad_names', names: NameRow[]): Promise<void> {
-  const latest = new Map<string, NameRow>();
-  for (const n of names) if (n.id && n.name) latest.set(`${n.organizationId}\u0001${n.level}\u0001${n.id}`, n);
-  if (!latest.size) return;
-  const rows = [...latest.values()];
+/** The names kept, upserted; one that did not change is not written again (every batch names the same few thousand ads). */
+export async function saveNames(db: Queryable, table: 'report_lead_names' | 'report_ad_names', names: LatestNames): Promise<void> {
+  const rows = names.rows();
+  if (!rows.length) return;
   await db.query(
     `INSERT INTO ${table} AS n (organization_id, level, id, name) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
      ON CONFLICT (organization_id, level, id) DO UPDATE SET name = excluded.name WHERE n.name <> excluded.name`,
     [rows.map((r) => r.organizationId), rows.map((r) => r.level), rows.map((r) => r.id), rows.map((r) => r.name)],
   );
-}
-
-/** The three names an ad's source data carries. */
-export function namesOf(organizationId: string, ad: Pick<AdSource, 'campaign_id' | 'campaign_name' | 'adset_id' | 'adset_name' | 'ad_id' | 'ad_name'>): NameRow[] {
-  return [
-    { organizationId, level: 'campaign', id: ad.campaign_id, name: ad.campaign_name },
-    { organizationId, level: 'adset', id: ad.adset_id, name: ad.adset_name },
-    { organizationId, level: 'ad', id: ad.ad_id, name: ad.ad_name },
-  ];
 }
 
 /** One organisation's newest names by level and id. */
@@ -42,8 +28,8 @@ export interface LevelNames {
 }
 
 /**
- * The newest name of every campaign, ad set and ad a rebuild saw, per organisation, written once at its end:
- * a few map reads per row, no key text or row object made for a name that did not change.
+ * The newest name of every campaign, ad set and ad of a batch (or of a whole rebuild, written once at its end), per
+ * organisation: a few map reads per row, no key text or row object made for a name that did not change.
  */
 export class LatestNames {
   private readonly byOrganization = new Map<string, LevelNames>();

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { Client } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
+import type { AdSource } from '../../commands/lead/lead.ts';
 import { reportingAdsProjector } from '../../projections/reporting_ads/projector.ts';
 import { reportingLeadsProjector } from '../../projections/reporting_leads/projector.ts';
 import { LeadReplay } from '../../projections/reporting_leads/replay.ts';
@@ -87,9 +88,9 @@ test('spend: re-synced days, two accounts, roll-ups per campaign and ad set', as
   ]);
 });
 
-const lead = (leadId: string, ad: AdRef | null, submittedAt: string) => event('LeadReceived', {
+const lead = (leadId: string, ad: AdRef | null, submittedAt: string, renamed: Partial<AdSource> = {}) => event('LeadReceived', {
   leadId, platformLeadId: `p-${leadId}`, contactId: `c-${leadId}`, sourceId: 'form-1', formName: 'Form', platformFormId: 'pf', platformPageId: 'pp',
-  ad: ad ? adSource(ad) : null, answers: [], cycle: 1, submittedAt, receivedAt: submittedAt, fetchStatus: 'ready', via: 'import',
+  ad: ad ? { ...adSource(ad), ...renamed } : null, answers: [], cycle: 1, submittedAt, receivedAt: submittedAt, fetchStatus: 'ready', via: 'import',
 });
 const stage = (leadId: string, from: string, to: string, sale?: { value: number; currency: string | null }) => event('ContactStageChanged', {
   contactId: `c-${leadId}`, from, to, cycle: 1, value: sale?.value ?? null, currency: sale?.currency ?? null,
@@ -106,7 +107,8 @@ test('leads: stages and sales across batches, organic leads, a sale in another c
     ],
     [
       stage('l1', 'qualified', 'sold', { value: 500.5, currency: null }), stage('l3', 'new', 'sold', { value: 99.99, currency: 'EUR' }),
-      stage('l4', 'new', 'sold', { value: 100, currency: 'PLN' }), lead('l6', A1, '2024-03-02T10:00:00Z'),
+      // The ad and its ad set were renamed since the first batch's leads.
+      stage('l4', 'new', 'sold', { value: 100, currency: 'PLN' }), lead('l6', A1, '2024-03-02T10:00:00Z', { ad_name: 'Renamed a1', adset_name: 'Renamed s1' }),
     ],
     [stage('l5', 'new', 'qualified'), stage('l6', 'new', 'contacted')],
   ]);
