@@ -3,6 +3,7 @@
 import { ERROR_STATUS, type ErrorCode } from '../../commands/shared/errors.ts';
 import { ErrorBody } from './render.ts';
 import { isOptional, objectShape, SchemaCollector, type JsonSchema } from './openapi-schemas.ts';
+import { webhookPushes } from './openapi-webhooks.ts';
 import type { RouteDef } from './route.ts';
 
 const ALWAYS: ErrorCode[] = ['invalid_json', 'validation_error', 'unauthorized', 'key_revoked', 'key_expired', 'insufficient_scope', 'rate_limited', 'internal_error'];
@@ -100,14 +101,16 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
     paths[openApiPath(route.path)] ??= {};
     paths[openApiPath(route.path)][route.method] = operation(route, successes[i], schemas);
   });
+  const webhooks = webhookPushes(schemas);
   paths['/openapi.json'] = { get: { operationId: 'getOpenapiJson', summary: 'This document', tags: ['Meta'], security: [], responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } } } };
   return {
     openapi: '3.1.0',
     info: { title: 'Conversion and Lead Management API', version: '1.0.0', description: 'Contacts, instant-form leads, server-to-server conversions, reports, jobs and webhooks. Error messages are in Polish unless Accept-Language asks for English.' },
     servers: [{ url: '/v1' }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set([...routes.map((r) => r.tag), 'Meta'])].map((name) => ({ name })),
+    tags: [...new Set([...routes.map((r) => r.tag), 'Webhooks', 'Meta'])].map((name) => ({ name })),
     paths,
+    webhooks,
     components: { schemas: schemas.components, securitySchemes, headers: componentHeaders, parameters: componentParameters },
   };
 }

@@ -89,4 +89,48 @@ test('the parameters the specification types integer are documented as integers 
   }
 });
 
+// "Events": the service POSTs each event to the subscriber with four headers; contact.created's payload
+// carries contact_id, stage and first_source; DESIGN.md fixes the envelope { id, type, created_at, data } and
+// the other payloads. An OpenAPI 3.1 document describes such outgoing calls under `webhooks`.
+const PUSH_DATA: Record<string, Record<string, string[]>> = {
+  'contact.created': { contact_id: ['string'], stage: ['string'], first_source: ['string'] },
+  'contact.stage_changed': { contact_id: ['string'], from: ['string'], to: ['string'], cycle: ['integer'], value: ['number', 'null'], currency: ['string', 'null'] },
+  'lead.created': { lead_id: ['string'], contact_id: ['string'], form_id: ['string'], platform_lead_id: ['string'], cycle: ['integer'], ad: ['null', 'object'] },
+  'delivery.failed': { delivery_id: ['string'], event_id: ['string'], target_id: ['string'], dataset_id: ['string'], event_name: ['string'], attempts: ['integer'], last_error: ['string'] },
+  ping: { webhook_id: ['string'] },
+};
+const PUSH_HEADERS = ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Event', 'X-Service-Delivery'];
+
+test('each push (the four event types and ping) is documented under webhooks: headers, envelope and payload fields', (ctx) => {
+  const schemas = ctx.doc.components.schemas as Record<string, any>;
+  const deref = (s: any): any => (s?.$ref ? deref(schemas[s.$ref.split('/').pop()]) : s);
+  const typesOf = (s: any): string[] => {
+    const d = deref(s);
+    if (d.anyOf) return [...new Set(d.anyOf.flatMap(typesOf) as string[])].sort();
+    return (Array.isArray(d.type) ? [...d.type] : [d.type]).sort();
+  };
+  assert.equal(Object.keys(ctx.doc.webhooks ?? {}).sort(), Object.keys(PUSH_DATA).sort());
+  for (const [type, data] of Object.entries(PUSH_DATA)) {
+    const op = ctx.doc.webhooks[type].post;
+    assert.ok(op, `${type}: a POST`);
+    const headers = (op.parameters as any[]).filter((p) => p.in === 'header');
+    assert.equal(headers.map((p) => p.name).sort(), [...PUSH_HEADERS].sort(), type);
+    for (const header of headers) assert.is(header.required, true, `${type} ${header.name}`);
+    const body = deref(op.requestBody.content['application/json'].schema);
+    assert.equal([...body.required].sort(), ['created_at', 'data', 'id', 'type'], type);
+    assert.equal(typesOf(body.properties.id), ['string']);
+    assert.is(deref(body.properties.created_at).format, 'date-time', type);
+    assert.equal(deref(body.properties.type).const ?? deref(body.properties.type).enum, deref(body.properties.type).const ? type : [type]);
+    const payload = deref(body.properties.data);
+    assert.equal(Object.keys(payload.properties).sort(), Object.keys(data).sort(), type);
+    assert.equal([...payload.required].sort(), Object.keys(data).sort(), `${type}: every payload field is always present`);
+    for (const [field, types] of Object.entries(data)) assert.equal(typesOf(payload.properties[field]), [...types].sort(), `${type}.data.${field}`);
+  }
+  const ad = ctx.doc.webhooks['lead.created'].post.requestBody.content['application/json'].schema;
+  const adField = deref(deref(deref(ad).properties.data).properties.ad);
+  assert.ok(adField.anyOf.some((s: any) => s.$ref === '#/components/schemas/AdSource'), 'lead.created ad is an AdSource or null');
+  const stage = deref(deref(deref(ctx.doc.webhooks['contact.stage_changed'].post.requestBody.content['application/json'].schema).properties.data).properties.to);
+  assert.equal(stage.enum, ['new', 'contacted', 'qualified', 'sold', 'rejected']);
+});
+
 test.run();

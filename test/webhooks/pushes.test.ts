@@ -7,6 +7,15 @@ import { dispatchStream } from '../../commands/delivery/delivery.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { bodyOf, drained, settled, newContact, pushesTo, queued, subscribe, verifies } from './support/hooks.ts';
 import { eventually } from '../support/eventually.ts';
+import { PUSH_BODIES } from '../../commands/webhook/pushSchemas.ts';
+import type { PushType } from '../../commands/webhook/webhook.ts';
+import { strictSchema } from '../../src/http/responseCheck.ts';
+
+/** The body is what the OpenAPI document's webhooks section says of its type: no field missing, none undeclared. */
+function assertDocumented(body: { type: string }): void {
+  const parsed = (strictSchema(PUSH_BODIES[body.type as PushType]) as typeof PUSH_BODIES[PushType]).safeParse(body);
+  assert.ok(parsed.success, `${body.type}: ${JSON.stringify(parsed.error?.issues)} in ${JSON.stringify(body)}`);
+}
 
 const test = suite<{ server: TestServer; receiver: Receiver }>('Webhooks: pushes to a real receiver');
 test.before(async (ctx) => {
@@ -55,6 +64,7 @@ test('each event type reaches the subscriber, signed, with the documented header
   for (const push of pushes) {
     const body = bodyOf(push);
     assert.equal(Object.keys(body), ['id', 'type', 'created_at', 'data']);
+    assertDocumented(body);
     assert.is(push.headers['x-service-delivery'], body.id);
     // A UUID like every other id of the service (version 5 layout, RFC variant), not just 32 hex digits.
     assert.match(body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -86,6 +96,7 @@ test('a new lead reopening a sold person pushes contact.stage_changed back to ne
   const bodies = pushesTo(receiver.received, '/reopen').map(bodyOf).sort((a, b) => a.type.localeCompare(b.type) || Number(a.data.cycle) - Number(b.data.cycle));
   assert.equal(bodies.map((b) => [b.type, b.data.cycle]), [['contact.stage_changed', 1], ['contact.stage_changed', 2], ['lead.created', 2]]);
   assert.equal(bodies[1].data, { contact_id: contactId, from: 'sold', to: 'new', cycle: 2, value: null, currency: null });
+  bodies.forEach(assertDocumented);
   const contact = await server.request('GET', `/contacts/${contactId}`, { key: org.key });
   assert.equal([contact.body.stage, contact.body.cycle], ['new', 2]);
 });
@@ -123,6 +134,7 @@ test('ping: 202 with the delivery id, then a signed ping with the webhook id', a
   assert.equal([res.body.event, res.body.status], ['ping', 'queued']);
   const [push] = await eventually('the ping', () => pushesTo(receiver.received, '/ping').length === 1 && pushesTo(receiver.received, '/ping'));
   assert.equal([bodyOf(push).id, bodyOf(push).type, bodyOf(push).data], [res.body.delivery_id, 'ping', { webhook_id: hook.id }]);
+  assertDocumented(bodyOf(push));
   assert.is(push.headers['x-service-event'], 'ping');
   assert.ok(verifies(push, hook.secret));
 });
