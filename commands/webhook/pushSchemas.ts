@@ -42,7 +42,8 @@ export const PUSH_PAYLOADS = {
   }).meta({ id: 'PingPayload' }),
 } as const satisfies Record<PushType, z.ZodType>;
 
-const componentName = (type: PushType) => `${type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Push`;
+/** The type in one word: contact.stage_changed is ContactStageChanged. */
+export const pushName = (type: PushType) => type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 
 /** The whole body of a push of this type: { id, type, created_at, data }. */
 export function pushBodySchema(type: PushType) {
@@ -51,7 +52,7 @@ export function pushBodySchema(type: PushType) {
     type: z.literal(type).describe('The event type, as in X-Service-Event'),
     created_at: z.iso.datetime().describe('When the event happened'),
     data: PUSH_PAYLOADS[type],
-  }).meta({ id: componentName(type) });
+  }).meta({ id: `${pushName(type)}Push` });
 }
 
 export const PUSH_BODIES = Object.fromEntries(

@@ -1,6 +1,6 @@
 // The `webhooks` section of the OpenAPI document: each push the service POSTs to a subscriber's URL, with
 // its signed headers and its body, from the same zod schemas the pushes are tested against.
-import { PUSH_BODIES } from '../../commands/webhook/pushSchemas.ts';
+import { PUSH_BODIES, pushName } from '../../commands/webhook/pushSchemas.ts';
 import type { PushType } from '../../commands/webhook/webhook.ts';
 import type { JsonSchema, SchemaCollector } from './openapi-schemas.ts';
 
@@ -27,7 +27,7 @@ function headers(type: PushType): unknown[] {
 export function webhookPushes(schemas: SchemaCollector): Record<string, unknown> {
   return Object.fromEntries((Object.keys(PUSH_BODIES) as PushType[]).map((type) => [type, {
     post: {
-      operationId: `push${type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join('')}`,
+      operationId: `push${pushName(type)}`,
       summary: SUMMARIES[type],
       tags: ['Webhooks'],
       security: [],
