@@ -1,8 +1,8 @@
 // Spend facts in a rebuild: every day row of the replayed syncs is copied as it comes into an unindexed
 // temporary table (COPY: no upsert, no index, no difference to spread), and finish() derives the facts
 // once from it: the newest values per (organisation, account, day, ad), then the ad buckets and the
-// campaign and ad set roll-ups as plain sums of those days. The same facts as applySpend() batch by
-// batch, at a fraction of the cost (1.46M day rows in the benchmark).
+// campaign and ad set roll-ups as plain sums, each grain from the one below. The same facts as applySpend()
+// batch by batch, at a fraction of the cost (1.46M day rows in the benchmark).
 import type { Client } from '../../src/db/pool.ts';
 import { copyField, copyFrom } from '../../src/db/copy.ts';
 import type { AdSpendSynced } from '../../commands/adaccount/spend.ts';
