@@ -10,7 +10,7 @@ import { decideAddNote, decideChangeTags, decideCreateContact, decideSmsOptout, 
 import { liveContact } from './fields.ts';
 import { reservationStream, type ReservationKind } from './reservation.ts';
 import { smsListAggregate, smsListStream } from './smsList.ts';
-import { emailKey, loadContact, organizationSettings, phoneIsListed, phoneKey, reservationHolder, reserveKeys, retrying, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from './writes.ts';
+import { emailKey, inOwnerTurn, loadContact, organizationSettings, phoneIsListed, phoneKey, reservationHolder, reserveKeys, retrying, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from './writes.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -59,7 +59,7 @@ export async function createContact(services: Services, input: CreateContactInpu
   const email = checkedEmail(input.email) ?? { value: '', hash: null };
   const contactId = randomUUID();
   const { store } = services;
-  const position = await retrying(async () => {
+  const position = await inOwnerTurn(store, input.organizationId, () => retrying(async () => {
     const now = services.now().toISOString();
     const keys = [{ kind: 'phone' as const, hash: phone.hash }, { kind: 'email' as const, hash: email.hash }];
     const reserved = await reserveKeys(store, input.organizationId, contactId, keys, now);
@@ -72,7 +72,7 @@ export async function createContact(services: Services, input: CreateContactInpu
     });
     const appended = await store.appendMany([{ stream: contactStream(contactId), events, expectedRevision: 'no_stream' }, ...reserved.requests, ...owner.requests], metadata);
     return appended.position;
-  });
+  }));
   return { contactId, position };
 }
 

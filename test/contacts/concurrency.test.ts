@@ -2,8 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { contactStream } from '../../commands/contact/contact.ts';
+import { configureRoundRobin } from '../../commands/owners/handlers.ts';
 
-const test = suite<{ server: TestServer; org: TestOrg }>('Contacts: many concurrent writes to one card each land once, none answers 500');
+const test = suite<{ server: TestServer; org: TestOrg }>('Contacts: concurrent writes (to one card, or round-robin creates) each land once, none answers 500');
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
   ctx.org = await ctx.server.newOrganization();
@@ -64,6 +65,17 @@ test(`${N} PATCHes, stage changes and tag changes at once: only 200s and 409 sta
   const counts = statuses(answers);
   assert.equal(Object.keys(counts).filter((k) => k !== '200' && k !== '409 stage_conflict'), [], JSON.stringify(counts));
   assert.is(answers.filter((a, i) => i % 3 !== 0 && a.status === 200).length, answers.filter((_, i) => i % 3 !== 0).length);
+});
+
+test(`round robin on: ${N} creates at once are ${N} 201s, the owners taking turns evenly`, async ({ server }) => {
+  const org = await server.newOrganization();
+  await configureRoundRobin(server.services.store, { organizationId: org.organizationId, users: ['u1', 'u2', 'u3', 'u4'] }, new Date());
+  const answers = await Promise.all(Array.from({ length: N }, (_, i) =>
+    server.request('POST', '/contacts', { key: org.key, body: { email: `rr${i}@example.com` } })));
+  assert.equal(statuses(answers), { 201: N });
+  const owners: Record<string, number> = {};
+  for (const a of answers) owners[a.body.owner_id] = (owners[a.body.owner_id] ?? 0) + 1;
+  assert.equal(owners, { u1: N / 4, u2: N / 4, u3: N / 4, u4: N / 4 });
 });
 
 test.run();
