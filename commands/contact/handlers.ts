@@ -1,7 +1,7 @@
 // Contact command handlers: normalise and look up what the pure deciders need, then append atomically.
 import { randomUUID } from 'node:crypto';
 import type { AppendRequest, EventMetadata, Position } from '../../src/eventstore/port.ts';
-import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
+import { handleCommand, inTurn, loadAggregate } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import { contactsWithPhoneHash } from '../../queries/contacts.ts';
 import { ApiError, validationError } from '../shared/errors.ts';
@@ -10,7 +10,7 @@ import { decideAddNote, decideChangeTags, decideCreateContact, decideSmsOptout, 
 import { liveContact } from './fields.ts';
 import { reservationStream, type ReservationKind } from './reservation.ts';
 import { smsListAggregate, smsListStream } from './smsList.ts';
-import { emailKey, loadContact, organizationSettings, phoneIsListed, phoneKey, reservationHolder, reserveKeys, retrying, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from './writes.ts';
+import { emailKey, inOwnerTurn, loadContact, organizationSettings, phoneIsListed, phoneKey, reservationHolder, reserveKeys, retrying, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from './writes.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -59,7 +59,7 @@ export async function createContact(services: Services, input: CreateContactInpu
   const email = checkedEmail(input.email) ?? { value: '', hash: null };
   const contactId = randomUUID();
   const { store } = services;
-  const position = await retrying(async () => {
+  const position = await inOwnerTurn(store, input.organizationId, () => retrying(async () => {
     const now = services.now().toISOString();
     const keys = [{ kind: 'phone' as const, hash: phone.hash }, { kind: 'email' as const, hash: email.hash }];
     const reserved = await reserveKeys(store, input.organizationId, contactId, keys, now);
@@ -72,7 +72,7 @@ export async function createContact(services: Services, input: CreateContactInpu
     });
     const appended = await store.appendMany([{ stream: contactStream(contactId), events, expectedRevision: 'no_stream' }, ...reserved.requests, ...owner.requests], metadata);
     return appended.position;
-  });
+  }));
   return { contactId, position };
 }
 
@@ -96,7 +96,7 @@ export async function updateContact(services: Services, input: UpdateContactInpu
   const phone = checkedPhone(input.phone, cc);
   const email = checkedEmail(input.email);
   const { organizationId, contactId } = input;
-  const position = await retrying(async () => {
+  const position = await inTurn(services.store, contactStream(contactId), () => retrying(async () => {
     const now = services.now().toISOString();
     const { state, revision } = await loadContact(services.store, contactId);
     const { events } = decideUpdateContact(state, { contactId, organizationId, name: input.name, phone, email, tags: input.tags, now });
@@ -117,7 +117,7 @@ export async function updateContact(services: Services, input: UpdateContactInpu
       if (released) requests.push(released);
     }
     return (await services.store.appendMany(requests, metadata)).position;
-  });
+  }));
   return { contactId, position };
 }
 
@@ -151,7 +151,7 @@ export async function changeTags(services: Services, input: { organizationId: st
 export async function setSmsOptout(services: Services, input: { organizationId: string; contactId: string; smsOptout: boolean }, metadata: EventMetadata): Promise<Written> {
   const { organizationId, contactId, smsOptout } = input;
   const { store } = services;
-  const position = await retrying(async () => {
+  const position = await inTurn(store, contactStream(contactId), () => retrying(async () => {
     const now = services.now().toISOString();
     const own = await loadContact(store, contactId);
     const requests: AppendRequest[] = [];
@@ -171,6 +171,6 @@ export async function setSmsOptout(services: Services, input: { organizationId: 
       }
     }
     return requests.length ? (await store.appendMany(requests, metadata)).position : null;
-  });
+  }));
   return { contactId, position };
 }

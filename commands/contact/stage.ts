@@ -2,6 +2,7 @@
 // source has an active flow for the target stage gets its conversion queued first, through the
 // conversions machinery (one delivery per dataset), with the sale value on one lead only.
 import type { EventMetadata, Position } from '../../src/eventstore/port.ts';
+import { inTurn } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import { routingFor } from '../../queries/setup.ts';
 import { acceptConversion } from '../conversion/handlers.ts';
@@ -73,7 +74,8 @@ export async function changeStage(services: Services, given: StageInput, metadat
   const currency = given.value === null ? null : given.currency ?? (await organizationSettings(services.store, given.organizationId))?.currency ?? null;
   const input = { ...given, currency };
   const queued = new Map<string, string | null>();
-  return retrying(async () => {
+  // In turn with the card's other writers of this process (commands/contact: handlers.ts).
+  return inTurn(services.store, contactStream(input.contactId), () => retrying(async () => {
     const { state, revision } = await loadContact(services.store, input.contactId);
     const open = checkStageChange(state, input);
     await queueAll(services, state, open, input, queued, metadata);
@@ -81,5 +83,5 @@ export async function changeStage(services: Services, given: StageInput, metadat
     const decision = decideChangeStage(state, { ...input, queued: queuedIds, now: services.now().toISOString() });
     const appended = await services.store.append(contactStream(input.contactId), decision.events, revision, metadata);
     return { contactId: input.contactId, ...decision.result, position: appended.position };
-  });
+  }));
 }

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pRetry from 'p-retry';
 import { WrongExpectedVersionError, type EventMetadata, type Position } from '../../src/eventstore/port.ts';
-import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
+import { handleCommand, inTurn, loadAggregate } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import { checkWebhookUrl } from '../../src/webhooks/url.ts';
 import { encryptSecret, generateSecret } from '../../src/webhooks/signature.ts';
@@ -51,7 +51,7 @@ export async function createWebhook(services: Services, input: WebhookInput, met
   const { secret, secretCiphertext } = newSecret(services);
   const webhookId = randomUUID();
   const registryStream = webhookRegistryStream(input.organizationId);
-  const position = await onConflict(async () => {
+  const position = await inTurn(services.store, registryStream, () => onConflict(async () => {
     const registry = await loadAggregate(services.store, registryStream, webhookRegistryAggregate);
     const decided = decideCreateWebhook(registry.state, webhookAggregate.initialState(), {
       webhookId, organizationId: input.organizationId, url, events: input.events, description: input.description ?? '',
@@ -62,7 +62,7 @@ export async function createWebhook(services: Services, input: WebhookInput, met
       { stream: webhookStream(webhookId), events: decided.webhook, expectedRevision: 'no_stream' },
     ], metadata);
     return appended.position;
-  });
+  }));
   return { webhookId, secret, position };
 }
 
@@ -83,7 +83,7 @@ export async function rotateWebhookSecret(services: Services, ids: { organizatio
 
 export async function deleteWebhook(services: Services, ids: { organizationId: string; webhookId: string }, metadata: EventMetadata): Promise<Position> {
   const stream = webhookStream(ids.webhookId);
-  return onConflict(async () => {
+  return inTurn(services.store, stream, () => onConflict(async () => {
     const loaded = await loadAggregate(services.store, stream, webhookAggregate);
     const decided = decideDeleteWebhook(loaded.state, { ...ids, now: services.now().toISOString() });
     const appended = await services.store.appendMany([
@@ -91,7 +91,7 @@ export async function deleteWebhook(services: Services, ids: { organizationId: s
       { stream: webhookRegistryStream(ids.organizationId), events: decided.registry, expectedRevision: 'any' },
     ], metadata);
     return appended.position;
-  });
+  }));
 }
 
 export async function requestPing(services: Services, ids: { organizationId: string; webhookId: string }, metadata: EventMetadata): Promise<{ deliveryId: string; position: Position }> {

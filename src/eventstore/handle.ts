@@ -48,7 +48,7 @@ export async function handleCommand<State, Event extends { type: string; data: u
   decide: (state: State) => Decision<Event, Result>,
   metadata: EventMetadata,
 ): Promise<Handled<State, Result>> {
-  return pRetry(
+  return inTurn(store, stream, () => pRetry(
     async () => {
       const { state, revision } = await loadAggregate(store, stream, aggregate);
       const decision = decide(state);
@@ -64,7 +64,41 @@ export async function handleCommand<State, Event extends { type: string; data: u
       randomize: true,
       shouldRetry: ({ error }) => error instanceof WrongExpectedVersionError,
     },
-  );
+  ));
 }
+
+/**
+ * One command at a time per stream in this process. Forty writers of one card racing their appends
+ * (forty notes sent at once) ran out of retries and answered 500; queued here, each loads the state
+ * its predecessor appended and lands at once. Writers in other processes still meet a wrong expected
+ * revision and retry. The work must not take the turn of the same stream again (it would wait on itself).
+ */
+export function inTurn<T>(store: EventStore, stream: string, work: () => Promise<T>): Promise<T> {
+  let turns = turnsByStore.get(store);
+  if (!turns) turnsByStore.set(store, (turns = new StreamTurns()));
+  return turns.run(stream, work);
+}
+
+class StreamTurns {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async run<T>(stream: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#tails.get(stream) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => { done = resolve; });
+    const tail = before.then(() => mine);
+    this.#tails.set(stream, tail);
+    await before;
+    try {
+      return await work();
+    } finally {
+      done();
+      if (this.#tails.get(stream) === tail) this.#tails.delete(stream);
+    }
+  }
+}
+
+/** Per store instance (the process's one store, or a test's), not a module-wide queue. */
+const turnsByStore = new WeakMap<EventStore, StreamTurns>();
 
 export type { RecordedEvent };

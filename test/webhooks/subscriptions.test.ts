@@ -186,6 +186,17 @@ test('10 webhooks per organisation: 20 concurrent creates make exactly 10, the r
   assert.is((await server.request('POST', '/webhooks', { key: org.key, body: { url: HOOK, events: ALL_TYPES } })).status, 201);
 });
 
+test('40 PATCHes, secret rotations and test pings of one webhook at once: every one answers its success, none 500', async ({ server }) => {
+  const org = await server.newOrganization();
+  const created = await subscribe(server, org, HOOK, ALL_TYPES);
+  const { key } = await server.newKey(org.organizationId, ['webhooks:write']);
+  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+    i % 3 === 0 ? server.request('PATCH', `/webhooks/${created.id}`, { key, body: { description: `d${i}` } })
+      : i % 3 === 1 ? server.request('POST', `/webhooks/${created.id}/rotate-secret`, { key })
+        : server.request('POST', `/webhooks/${created.id}/test`, { key })));
+  assert.equal(answers.map((a) => a.status), answers.map((_, i) => (i % 3 === 2 ? 202 : 200)));
+});
+
 test('another organisation sees, changes, tests and deletes nothing', async ({ server }) => {
   const owner = await server.newOrganization();
   const stranger = await server.newOrganization();
