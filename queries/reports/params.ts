@@ -5,6 +5,7 @@ import { validationError } from '../../commands/shared/errors.ts';
 import { parseTag, type TagChange } from '../../commands/creativegroup/decide.ts';
 import { addDays, isDay, spanDays } from '../../projections/reporting_shared/days.ts';
 import type { Level } from './catalog.ts';
+import { decimalInteger } from '../../src/http/pagination.ts';
 
 export const MAX_RANGE_DAYS = 366;
 /** Default `from` of the campaign report: this many days before `to` ("default 30 days ago"). */
@@ -45,7 +46,7 @@ export const CreativeReportQuery = z.object({
     .transform((a) => (/^\d+$/.test(a) ? `act_${a}` : a)).optional(),
   tag: z.string().min(3).max(60).describe('dimension:value with dimension hook, creator or offer.').optional(),
   // An integer as the spec types it (and the OpenAPI document then shows), written in decimal digits as `limit` is.
-  weeks: z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+  weeks: z.preprocess(decimalInteger,
     z.number({ error: WEEKS }).int(WEEKS).min(4, WEEKS).max(8, WEEKS))
     .describe('Weeks of the trend, 4-8 (default 4), each 7 days, the last ending on `to`.').optional(),
 }).strict();
