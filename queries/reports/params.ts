@@ -20,8 +20,9 @@ export const EARLIEST_REPORT_DAY = '1970-01-01';
  * (written +010000-01-01) is one PostgreSQL refuses, a 500. */
 export const LATEST_REPORT_DAY = '9998-12-31';
 
-// format date in the OpenAPI document: the spec's YYYY-MM-DD, as the leads' from and to already show it.
-const day = (what: string) => z.iso.date().refine(isDay, 'not a calendar day')
+// format date in the OpenAPI document: the spec's YYYY-MM-DD, as the leads' from and to already show it. It also
+// refuses days no calendar has (2024-02-30); the bound below then adds no second message.
+const day = (what: string) => z.iso.date()
   .refine((d) => !isDay(d) || (d >= EARLIEST_REPORT_DAY && d <= LATEST_REPORT_DAY), `a day from ${EARLIEST_REPORT_DAY} to ${LATEST_REPORT_DAY}`)
   .describe(what);
 const id = (what: string) => z.string().min(1).max(100).describe(what);

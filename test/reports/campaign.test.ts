@@ -160,6 +160,7 @@ test('bad parameters are validation errors', async (ctx) => {
     const res = await report(ctx, query);
     assert.is(res.status, 400, query);
     assert.is(res.body.error.code, 'validation_error', query);
+    assert.is(res.body.error.details.fields.length, 1, `${query}: one message, ${JSON.stringify(res.body.error.details.fields)}`);
   }
 });
 
