@@ -44,6 +44,12 @@ function text(field: string, value: string | undefined, max: number): string | u
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** A phone number (at most 32 characters), or its SHA-256 hex digest, lower-cased like an e-mail's. */
+function phoneText(value: string | undefined): string | undefined {
+  if (value !== undefined && /^[0-9a-f]{64}$/i.test(value.trim())) return value.trim().toLowerCase();
+  return text('phone', value, 32);
+}
+
 function checkEventTime(raw: string | undefined, now: Date): string | null {
   if (raw === undefined) return null;
   const at = Date.parse(raw);
@@ -90,7 +96,7 @@ export function checkConversion(input: ConversionInput, now: Date): CheckedInput
     eventTime: checkEventTime(input.eventTime, now),
     eventId: text('event_id', input.eventId, 128),
     email: text('email', input.email, 254),
-    phone: text('phone', input.phone, 32),
+    phone: phoneText(input.phone),
     leadId: text('lead_id', input.leadId, 32),
     userId: text('user_id', input.userId, 128),
     fbp: text('fbp', input.fbp, 500),
