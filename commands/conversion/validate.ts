@@ -75,7 +75,7 @@ function checkIdentifiers(c: CheckedInput): void {
   if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email) && !/^[0-9a-f]{64}$/i.test(c.email)) throw validationError('email', 'an e-mail address');
   if (c.clientIpAddress !== undefined && isIP(c.clientIpAddress) === 0) throw validationError('client_ip_address', 'an IPv4 or IPv6 address');
   if (c.eventSourceUrl !== undefined && !/^https?:\/\/\S+$/.test(c.eventSourceUrl)) throw validationError('event_source_url', 'an http(s) URL');
-  if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || id.length > 128))) {
+  if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || charCount(id) > 128))) {
     throw validationError('content_ids', 'at most 100 ids of 1-128 characters');
   }
   // No identifier is required: the specification marks only source, external_id, status and consent as required.
