@@ -152,6 +152,15 @@ test('the other text fields count characters too, as the maxLength of the OpenAP
   assert.is(over.status, 400);
 });
 
+test('external_id and status are kept trimmed, and the list filters trim them too: the values as posted find the event', async ({ server }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '2010', mode: 'live' }] });
+  const res = await post(server, s.key, { ...base(s), external_id: ' crm-trim ', status: 'won ' });
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  const listed = await server.request('GET', `/events?external_id=${encodeURIComponent(' crm-trim ')}&status=${encodeURIComponent('won ')}`, { key: s.key });
+  assert.is(listed.status, 200);
+  assert.equal(listed.body.data.map((e: { id: string; external_id: string; status: string }) => [e.id, e.external_id, e.status]), [[res.body.event_id, 'crm-trim', 'won']]);
+});
+
 test('event_time in the ISO 8601 forms integrators send: offsets without a colon, without minutes, times without seconds', async ({ server, s }) => {
   const at = new Date(Math.floor((Date.now() - 2 * 3600_000) / 60_000) * 60_000); // two hours ago, on a whole minute
   const pad = (n: number) => String(n).padStart(2, '0');
