@@ -6,10 +6,13 @@ import { isoFromCaller } from '../shared/time.ts';
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
 
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
 /** A time of a resource: ISO 8601 in UTC, documented as date-time like every other resource's. */
 const time = z.iso.datetime();
 
-const opt = (max: number, what: string) => z.string().max(max).optional().describe(what);
+// Lengths in characters (code points), as the OpenAPI document's maxLength reads them (docs/http.md).
+const opt = (max: number, what: string) => chars(0, max).optional().describe(what);
 
 export const PostEventBody = z.object({
   source: z.string().min(1).max(64).describe('Id of a spreadsheet or shop source of the organisation'),
@@ -19,9 +22,11 @@ export const PostEventBody = z.object({
   // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
   event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true }))]).optional()
     .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
-  event_id: z.string().min(1).max(128).optional().describe('Deduplication id; default derived from source, external_id and status'),
+  event_id: chars(1, 128).optional().describe('Deduplication id; default derived from source, external_id and status'),
   email: opt(254, 'Trimmed, lower-cased and SHA-256 hashed before storage'),
-  phone: opt(32, 'E.164 (or a national number of the organisation\'s country); digits with country code, SHA-256 hashed'),
+  // A number has at most 32 characters; a SHA-256 hex digest of one (already hashed) is taken too.
+  phone: z.string().max(64).refine((v) => v.length <= 32 || SHA256_HEX.test(v.trim()), 'at most 32 characters, or a SHA-256 hex digest').optional()
+    .describe('E.164 (or a national number of the organisation\'s country); digits with country code, SHA-256 hashed; or its SHA-256 hex digest'),
   lead_id: opt(32, 'Platform lead id, when the conversion closes a platform lead'),
   user_id: opt(128, "Caller's customer id; trimmed, lower-cased, SHA-256 hashed and sent as external_id"),
   fbp: opt(500, 'Browser cookie value (_fbp)'),
@@ -32,7 +37,7 @@ export const PostEventBody = z.object({
   client_user_agent: opt(1000, 'Customer browser user agent'),
   value: z.number().min(0).optional().describe('Conversion value; required for Purchase'),
   currency: z.string().optional().describe('ISO 4217; required with value'),
-  content_ids: z.array(z.string().min(1).max(128)).max(100).optional().describe('Product ids'),
+  content_ids: z.array(chars(1, 128)).max(100).optional().describe('Product ids'),
 }).strict().meta({ id: 'PostEventBody' });
 
 export const EventAccepted = z.object({

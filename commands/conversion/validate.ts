@@ -44,6 +44,12 @@ function text(field: string, value: string | undefined, max: number): string | u
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** A phone number (at most 32 characters), or its SHA-256 hex digest, lower-cased like an e-mail's. */
+function phoneText(value: string | undefined): string | undefined {
+  if (value !== undefined && /^[0-9a-f]{64}$/i.test(value.trim())) return value.trim().toLowerCase();
+  return text('phone', value, 32);
+}
+
 function checkEventTime(raw: string | undefined, now: Date): string | null {
   if (raw === undefined) return null;
   const at = Date.parse(raw);
@@ -69,7 +75,7 @@ function checkIdentifiers(c: CheckedInput): void {
   if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email) && !/^[0-9a-f]{64}$/i.test(c.email)) throw validationError('email', 'an e-mail address');
   if (c.clientIpAddress !== undefined && isIP(c.clientIpAddress) === 0) throw validationError('client_ip_address', 'an IPv4 or IPv6 address');
   if (c.eventSourceUrl !== undefined && !/^https?:\/\/\S+$/.test(c.eventSourceUrl)) throw validationError('event_source_url', 'an http(s) URL');
-  if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || id.length > 128))) {
+  if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || charCount(id) > 128))) {
     throw validationError('content_ids', 'at most 100 ids of 1-128 characters');
   }
   // No identifier is required: the specification marks only source, external_id, status and consent as required.
@@ -90,7 +96,7 @@ export function checkConversion(input: ConversionInput, now: Date): CheckedInput
     eventTime: checkEventTime(input.eventTime, now),
     eventId: text('event_id', input.eventId, 128),
     email: text('email', input.email, 254),
-    phone: text('phone', input.phone, 32),
+    phone: phoneText(input.phone),
     leadId: text('lead_id', input.leadId, 32),
     userId: text('user_id', input.userId, 128),
     fbp: text('fbp', input.fbp, 500),

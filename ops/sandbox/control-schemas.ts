@@ -9,6 +9,7 @@ export const behaviourSchema = z.strictObject({
   mode: z.enum(['accept', 'refuse', 'flaky']),
   failures: z.number().int().min(0).optional(),
   refuseCode: z.number().int().optional(),
+  refuseSubcode: z.number().int().optional(),
   refuseMessage: z.string().optional(),
   validTokens: z.array(z.string()).optional(),
   refuseEventIds: z.array(z.string()).optional(),

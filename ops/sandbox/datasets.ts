@@ -31,7 +31,7 @@ export interface RefusedEvents {
 
 export type Verdict =
   | { kind: 'flaky' }
-  | { kind: 'refuse'; code: number; message: string }
+  | { kind: 'refuse'; code: number; subcode?: number; message: string }
   | { kind: 'check_token'; validTokens?: string[]; refused?: RefusedEvents };
 
 function refusedOf(b: DatasetBehaviour): RefusedEvents | undefined {
@@ -83,7 +83,7 @@ export class DatasetLedger {
         }
         return { kind: 'check_token', validTokens: b.validTokens, refused: refusedOf(b) };
       case 'refuse':
-        return { kind: 'refuse', code: b.refuseCode ?? 100, message: b.refuseMessage ?? 'Invalid parameter' };
+        return { kind: 'refuse', code: b.refuseCode ?? 100, ...(b.refuseSubcode !== undefined ? { subcode: b.refuseSubcode } : {}), message: b.refuseMessage ?? 'Invalid parameter' };
       case 'accept':
         return { kind: 'check_token', validTokens: b.validTokens, refused: refusedOf(b) };
       default: {

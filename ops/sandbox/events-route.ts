@@ -84,7 +84,7 @@ function decide(store: SandboxStore, datasetId: string, token: string, events: u
       // Codes 1 and 2 are the platform's server-side failures; everything else it answers with 400.
       return verdict.code === 1 || verdict.code === 2
         ? graphError(500, verdict.code, verdict.message, { transient: true })
-        : graphError(400, verdict.code, verdict.message);
+        : graphError(400, verdict.code, verdict.message, verdict.subcode !== undefined ? { subcode: verdict.subcode } : {});
     case 'check_token': {
       if (isBadToken(token) || (verdict.validTokens && !verdict.validTokens.includes(token))) return invalidToken();
       const problem = batchProblem(events, Math.floor(Date.now() / 1000)) ?? refusedProblem(events!, verdict.refused);

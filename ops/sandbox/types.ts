@@ -8,6 +8,8 @@ export interface DatasetBehaviour {
   failures?: number;
   /** refuse: the Graph error code to answer with. Default 100. */
   refuseCode?: number;
+  /** refuse: the Graph error subcode, e.g. 33 with code 100 (no such object: an unknown dataset). */
+  refuseSubcode?: number;
   refuseMessage?: string;
   /** When set, only these access tokens are valid for the dataset (empty and 'bad' never are). */
   validTokens?: string[];

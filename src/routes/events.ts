@@ -70,7 +70,8 @@ export const listEventsRoute = defineRoute({
   errors: ['invalid_cursor'],
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'events', organizationId: caller.organizationId }, services.secrets.cursorKey);
-    const rows = await listEvents(services.pool, caller.organizationId, page, query);
+    // POST /events keeps external_id and status trimmed: the values as the caller sent them find them.
+    const rows = await listEvents(services.pool, caller.organizationId, page, { source: query.source, status: query.status?.trim(), external_id: query.external_id?.trim() });
     const deliveries = await deliveriesOfEvents(services.pool, caller.organizationId, rows.slice(0, page.limit).map((r) => r.id));
     const byEvent = new Map<string, DeliveryRow[]>();
     for (const d of deliveries) byEvent.set(d.event_id, [...(byEvent.get(d.event_id) ?? []), d]);

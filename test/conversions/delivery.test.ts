@@ -94,4 +94,20 @@ test('a shop event with page URL and browser agent goes as a website event', asy
   assert.is(sent.event_source_url, 'https://shop.example/thanks');
 });
 
+test('customer data already hashed is sent as it is: a SHA-256 phone is taken like a SHA-256 e-mail', async ({ server, sandbox }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '1007', mode: 'live' }] });
+  const ph = sha('48601234567');
+  const em = sha('anna@example.com');
+  const res = await post(server, s.key, { source: s.sourceId, external_id: 'h-1', phone: ph.toUpperCase(), email: em });
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  await waitForDeliveries(server, s.key, [res.body.event_id]);
+  const [sent] = sandbox.received('1007').events as any[];
+  assert.equal(sent.user_data.ph, [ph]);
+  assert.equal(sent.user_data.em, [em]);
+  // Anything else of that length is still no phone number.
+  const long = await post(server, s.key, { source: s.sourceId, external_id: 'h-2', phone: '+48 601 234 567 000 000 000 000 000 000 000' });
+  assert.is(long.status, 400);
+  assert.is(long.body.error.code, 'validation_error');
+});
+
 test.run();

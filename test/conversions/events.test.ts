@@ -136,6 +136,31 @@ test('external_id and status limits count characters: 128 emoji are an external_
   }
 });
 
+test('the other text fields count characters too, as the maxLength of the OpenAPI document: the limit in emoji is taken, one more is not', async ({ server }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '2009', mode: 'live' }] });
+  const limits: [string, number][] = [['event_id', 128], ['user_id', 128], ['tracking_id', 128], ['fbp', 500], ['fbc', 500], ['client_user_agent', 1000]];
+  for (const [field, max] of limits) {
+    const ok = await post(server, s.key, { ...base(s), external_id: `emoji-${field}`, [field]: '😀'.repeat(max) });
+    assert.is(ok.status, 202, `${field}: ${JSON.stringify(ok.body)}`);
+    const over = await post(server, s.key, { ...base(s), external_id: `emoji-${field}-over`, [field]: '😀'.repeat(max + 1) });
+    assert.is(over.status, 400, field);
+    assert.is(over.body.error.details.field, field);
+  }
+  const ids = await post(server, s.key, { ...base(s), external_id: 'emoji-content', content_ids: ['😀'.repeat(128)] });
+  assert.is(ids.status, 202, JSON.stringify(ids.body));
+  const over = await post(server, s.key, { ...base(s), external_id: 'emoji-content-over', content_ids: ['😀'.repeat(129)] });
+  assert.is(over.status, 400);
+});
+
+test('external_id and status are kept trimmed, and the list filters trim them too: the values as posted find the event', async ({ server }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '2010', mode: 'live' }] });
+  const res = await post(server, s.key, { ...base(s), external_id: ' crm-trim ', status: 'won ' });
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  const listed = await server.request('GET', `/events?external_id=${encodeURIComponent(' crm-trim ')}&status=${encodeURIComponent('won ')}`, { key: s.key });
+  assert.is(listed.status, 200);
+  assert.equal(listed.body.data.map((e: { id: string; external_id: string; status: string }) => [e.id, e.external_id, e.status]), [[res.body.event_id, 'crm-trim', 'won']]);
+});
+
 test('event_time in the ISO 8601 forms integrators send: offsets without a colon, without minutes, times without seconds', async ({ server, s }) => {
   const at = new Date(Math.floor((Date.now() - 2 * 3600_000) / 60_000) * 60_000); // two hours ago, on a whole minute
   const pad = (n: number) => String(n).padStart(2, '0');

@@ -97,4 +97,18 @@ test('an event older than 7 days minus a minute is cancelled without being sent;
   assert.ok(cancelled.some((e) => (e.data as { deliveryId: string }).deliveryId === old.id));
 });
 
+test('a dataset the platform does not know (code 100, subcode 33) refuses the request itself: one request, every delivery failed, no split', async ({ server, sandbox }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '4004', mode: 'live' }] });
+  const message = "Unsupported post request. Object with ID '4004' does not exist, cannot be loaded due to missing permissions, or does not support this operation";
+  sandbox.setDatasetBehaviour('4004', { mode: 'refuse', refuseCode: 100, refuseSubcode: 33, refuseMessage: message });
+  const ids = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `unknown-${i}`);
+  const eventIds = await queue(server, s, ids.map((id) => ({ id })));
+  assert.is(await sendOnce(server), 8);
+
+  const deliveries = await waitForDeliveries(server, s.key, eventIds);
+  assert.equal(deliveries.map((d) => [d.status, d.attempts]), ids.map(() => ['failed', 1]));
+  assert.is(deliveries[0].last_error, `${message} (code 100, subcode 33)`);
+  assert.is(sandbox.received('4004').requests, 1);
+});
+
 test.run();

@@ -21,9 +21,13 @@ function describe(r: Extract<ConversionResult, { kind: 'transient' | 'permanent'
   return `${r.message}${code}`;
 }
 
-/** Refusals about the request itself (token, permissions): every event would be refused, so no split. */
+/**
+ * Refusals about the request itself (token, permissions, a dataset the platform does not know or the token
+ * cannot reach: code 100, subcode 33): every event would be refused, so no split.
+ */
 function refusesEveryEvent(r: Extract<ConversionResult, { kind: 'permanent' }>): boolean {
-  return r.code === 190 || r.code === 10 || (r.code !== undefined && r.code >= 200 && r.code <= 299) || r.status === 401 || r.status === 403;
+  return r.code === 190 || r.code === 10 || (r.code !== undefined && r.code >= 200 && r.code <= 299) || r.status === 401 || r.status === 403
+    || (r.code === 100 && r.subcode === 33);
 }
 
 export async function sendDispatch(cfg: PlatformConfig, dispatch: Dispatch, rows: QueuedDelivery[], out = new Map<string, DispatchOutcome>()): Promise<Map<string, DispatchOutcome>> {
