@@ -10,7 +10,8 @@ import { requireOrganization } from '../commands/organization/handlers.ts';
 import { loadAdAccount } from '../commands/adaccount/handlers.ts';
 import { pageAggregate, pageStream } from '../commands/page/page.ts';
 import { sourceAggregate, sourceStream } from '../commands/source/source.ts';
-import { isDay } from '../src/processes/jobs/kinds/days.ts';
+import { dayIn, isDay, spendRange } from '../src/processes/jobs/kinds/days.ts';
+import { JobError } from '../src/processes/jobs/handler.ts';
 import { CliError, existingOrganization, platformAccount, platformNumber, positional, positiveInteger, required, type CliContext, type CommandGroup } from './context.ts';
 
 const STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'];
@@ -38,13 +39,13 @@ function targetFor(ctx: CliContext, kind: JobKind): Target {
  * A job for an organisation that does not exist, or for an account, page or source it does not have, could
  * only fail when it runs: refused here instead, so the command changes nothing (exit code 2).
  */
-async function checkTarget(ctx: CliContext, organizationId: string, kind: JobKind, target: Target): Promise<void> {
+async function checkTarget(ctx: CliContext, organizationId: string, kind: JobKind, target: Target, params: Record<string, unknown>): Promise<void> {
   const { store } = ctx.services;
   await requireOrganization(store, organizationId);
   if (target.sort === 'account') {
-    if (!(await loadAdAccount(ctx.services, organizationId, target.id))) {
-      throw new ApiError('not_found', { account: target.id }, 'ad account not connected to this organisation (adaccount connect)');
-    }
+    const account = await loadAdAccount(ctx.services, organizationId, target.id);
+    if (!account) throw new ApiError('not_found', { account: target.id }, 'ad account not connected to this organisation (adaccount connect)');
+    if (kind === 'ad_spend') checkSpendRange(ctx, params, account.timezone);
   } else if (target.sort === 'page') {
     const { state } = await loadAggregate(store, pageStream(target.id), pageAggregate);
     if (state.organizationId !== organizationId) throw new ApiError('not_found', { page: target.id }, 'page not connected to this organisation (page connect)');
@@ -52,6 +53,22 @@ async function checkTarget(ctx: CliContext, organizationId: string, kind: JobKin
     const { state } = await loadAggregate(store, sourceStream(target.id), sourceAggregate);
     if (!state.exists || state.organizationId !== organizationId) throw new ApiError('not_found', { source: target.id }, 'unknown source in this organisation');
     if (kind === 'sheets_sync' && state.kind !== 'spreadsheet') throw new CliError(`${kind} needs a spreadsheet source; ${target.id} is a ${state.kind} source`);
+  }
+}
+
+/**
+ * The days the sync would read, a missing --since or --until filled as the job fills it (today in the
+ * account's zone, or the rolling window before it): a --since after today, or an --until before that
+ * window, would only fail when the job runs.
+ */
+function checkSpendRange(ctx: CliContext, params: Record<string, unknown>, timezone: string): void {
+  const { spendWindowDays: windowDays, spendBackfillDays: backfillDays } = ctx.services.config.jobs;
+  const today = dayIn(timezone, ctx.services.now());
+  try {
+    spendRange(params, today, { windowDays, backfillDays });
+  } catch (error) {
+    if (!(error instanceof JobError)) throw error;
+    throw new CliError(`--since must not be after --until (today is ${today} in the account's time zone ${timezone}): ${error.message}`);
   }
 }
 
@@ -81,7 +98,7 @@ export const jobCommands: CommandGroup = {
       const organizationId = required(ctx, 'org');
       const target = targetFor(ctx, kind);
       const params = paramsFor(ctx, kind);
-      await checkTarget(ctx, organizationId, kind, target);
+      await checkTarget(ctx, organizationId, kind, target, params);
       const { scope } = target;
       const queued = await enqueueJob(ctx.services, { organizationId, kind, scope, params, trigger: 'operator' }, { organizationId, actor: 'operator' });
       if (queued.position) await ctx.settle(queued.position);

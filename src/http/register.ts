@@ -145,10 +145,26 @@ function dropLateAnswer(req: Request, res: Response, services: Services, result:
   keepLateAnswer(res, result.status, result.headers ?? {}, body);
 }
 
+/**
+ * The key's scope, before the body is parsed or the Idempotency-Key read: a key without it is 403 whatever it
+ * sends, as it already was whatever its parameters (the body parser used to answer first, 400 or 413).
+ */
+function checkScope(scope: RouteDef['scope']): RequestHandler {
+  return (_req, res, next) => {
+    try {
+      requireScope(res.locals.caller as Caller, scope);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
 /** Express paths use :id; the route table writes them the same way. */
 export function registerRoute(router: Router, route: RouteDef, services: Services, hooks: RouteHooks = {}): void {
   const takesNoBody = !route.body && route.method === 'post';
-  const before: RequestHandler[] = hooks.parseBody ? [takesNoBody ? noBodyParser(hooks.parseBody) : hooks.parseBody] : [];
+  const before: RequestHandler[] = [checkScope(route.scope)];
+  if (hooks.parseBody) before.push(takesNoBody ? noBodyParser(hooks.parseBody) : hooks.parseBody);
   if (hooks.parseBody && (route.body || takesNoBody)) before.push(refuseDeepBody(route.body ?? NOTHING));
   if (route.method === 'post' && hooks.idempotency) before.push(hooks.idempotency);
   const { onResponseMismatch } = hooks;
@@ -159,7 +175,6 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
     if (res.headersSent) return;
     try {
       const caller = res.locals.caller as Caller;
-      requireScope(caller, route.scope);
       const params = parse(route.params, req.params, 'params');
       const query = parse(route.query ?? NOTHING, req.query ?? {}, 'query');
       const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;

@@ -93,6 +93,25 @@ test('a :write scope includes :read of its area, leads:answers includes leads:re
   assert.is(res.status, 403);
 });
 
+test('a key without the scope is 403 insufficient_scope whatever its body or Idempotency-Key, as with a bad parameter', async (ctx) => {
+  const reader = await ctx.server.newOrganization({ scopes: ['webhooks:read'] });
+  const tooLarge = JSON.stringify({ url: 'https://example.com/in', events: ['contact.created'], description: 'x'.repeat(70_000) });
+  const cases: [string, string, { body?: unknown; headers?: Record<string, string> }][] = [
+    ['POST', '/webhooks', { body: 'not json' }],
+    ['POST', '/webhooks', { body: { url: 'https://example.com/in', events: ['contact.created'], unknown: 1 } }],
+    ['POST', '/webhooks', { body: tooLarge }],
+    ['POST', '/webhooks', { body: { url: 'https://example.com/in', events: ['contact.created'] }, headers: { 'idempotency-key': 'a b' } }],
+    ['PATCH', '/webhooks/00000000-0000-0000-0000-000000000000', { body: 'not json' }],
+    ['POST', '/webhooks/00000000-0000-0000-0000-000000000000/test', { body: { x: 1 } }],
+  ];
+  for (const [method, path, options] of cases) {
+    const res = await ctx.server.request(method, path, { key: reader.key, ...options });
+    const label = `${method} ${path} ${String(options.body).slice(0, 40)}: ${res.status} ${JSON.stringify(res.body)}`;
+    assert.is(res.status, 403, label);
+    assert.equal(res.body.error.details, { required_scope: 'webhooks:write' }, label);
+  }
+});
+
 test('GET /me needs no scope', async (ctx) => {
   const org = await ctx.server.newOrganization({ scopes: [] });
   const res = await ctx.server.request('GET', '/me', { key: org.key });

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { runOps } from '../reports/cli.ts';
+import { startSandbox } from '../../ops/sandbox/server.ts';
 
 interface Ctx { db: TestDatabase }
 const test = suite<Ctx>('Operator CLI: jobs enqueue refuses what the job could only fail on, and changes nothing');
@@ -49,6 +50,36 @@ test('an unknown organisation, or an account, page or source the organisation la
     const res = await ops(ctx, ['jobs', 'enqueue', ...args]);
     assert.is(res.code, 0, res.stderr);
     assert.type(JSON.parse(res.stdout).number, 'number');
+  }
+});
+
+test('an ad_spend range the sync would refuse (a --since after today, an --until before the default window) is exit 2 and queues no job', async (ctx) => {
+  const sandbox = await startSandbox();
+  try {
+    const env = { PLATFORM_API_URL: sandbox.url };
+    const org = await idOf(ctx, ['org', 'create', '--name', 'Spend']);
+    sandbox.seedAdAccount({ id: 'act_4100', name: 'Ads', currency: 'PLN', timezoneName: 'Pacific/Kiritimati' });
+    const connected = await runOps(ctx.db.url, ['adaccount', 'connect', '--org', org, '--account', 'act_4100', '--token', 'T', '--json'], env);
+    assert.is(connected.code, 0, connected.stderr);
+    const queued = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'JobQueued'")).rows[0].count);
+    const before = await queued();
+    // Today in the account's zone (UTC+14): the sync reads its days there.
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(new Date());
+    const dayFrom = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    for (const days of [['--since', dayFrom(1)], ['--until', dayFrom(-30)]]) {
+      const res = await runOps(ctx.db.url, ['jobs', 'enqueue', 'ad_spend', '--org', org, '--account', 'act_4100', ...days, '--json'], env);
+      assert.is(res.code, 2, `${days.join(' ')}: ${res.stdout}`);
+      assert.is(res.stdout, '', days.join(' '));
+      assert.match(res.stderr, /--since must not be after --until/, days.join(' '));
+    }
+    assert.is(await queued(), before);
+    // Today itself, and a past --until with a --since before it, are days the sync reads.
+    for (const days of [['--since', today], ['--since', dayFrom(-40), '--until', dayFrom(-30)]]) {
+      const res = await runOps(ctx.db.url, ['jobs', 'enqueue', 'ad_spend', '--org', org, '--account', 'act_4100', ...days, '--json'], env);
+      assert.is(res.code, 0, `${days.join(' ')}: ${res.stderr}`);
+    }
+  } finally {
+    await sandbox.stop();
   }
 });
 

@@ -50,6 +50,16 @@ test('a sheet row is read by its mapped headers, typed, and checked like a POST 
   assert.equal(rowInput(['A-3', '', 'x@y.z', '', '', 'yes'], index, 'o1', 's1'), { ok: false, error: 'status: required: the cell is empty or the sheet has no such column' });
 });
 
+test('a sheet value with both separators reads the last one as the decimal point, the other as thousands', () => {
+  const index = columnIndex(['external_id', 'status', 'email', 'value', 'currency', 'consent'], null);
+  const valueOf = (cell: string) => {
+    const row = rowInput(['A-1', 'paid', 'x@y.z', cell, 'PLN', 'yes'], index, 'o1', 's1');
+    return row.ok ? row.input.value : row.error;
+  };
+  assert.equal(['1.234,50', '1,234.50', '12.345.678,9', '12,345,678.9', '1 234,50', '1234.5', '1234,5'].map(valueOf),
+    [1234.5, 1234.5, 12345678.9, 12345678.9, 1234.5, 1234.5, 1234.5]);
+});
+
 test('a spend sync covers the rolling window, a backfill, or the days asked for', () => {
   const o = { windowDays: 7, backfillDays: 90 };
   assert.equal(spendRange({}, '2025-03-10', o), { since: '2025-03-04', until: '2025-03-10' });

@@ -82,6 +82,18 @@ test('a sheet that cannot be found fails without retries; another organisation s
   assert.equal(foreign.body.data ?? [], []);
 });
 
+test('invalid rows are named by their row in the sheet: blank rows keep their numbers and are no rows, a cell on two lines is one row', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedSheet('gaps', ['', 'Order,Stage,E-mail,Consent', '', 'B-1,"paid', 'late",b1@example.com,yes', '', 'B-2,paid,b2@example.com,maybe', ',,,', 'B-3,,b3@example.com,yes', ''].join('\n'));
+  await createSource(server.services.store, {
+    organizationId: org.organizationId, kind: 'spreadsheet', name: 'Gaps', csvUrl: `${sandbox.url}/sheets/gaps.csv`,
+    columns: { external_id: 'Order', status: 'Stage', email: 'E-mail', consent: 'Consent' },
+  }, new Date());
+  const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1);
+  assert.is(job.summary, '3 rows: 1 new conversions (0 deliveries queued), 0 already recorded; 2 invalid: '
+    + 'row 6: consent: Invalid input: expected boolean, received string; row 8: status: required: the cell is empty or the sheet has no such column');
+});
+
 // A sheet over 20 MB used to be read whole, up to the 30 s time-out, before its size was looked at: an endless or
 // huge answer sat in memory, and one that stalled after its first 20 MB failed as an unexplained time-out, retried.
 test('a sheet larger than 20 MB is refused as soon as 20 MB have come, without waiting for the rest', async ({ server }) => {

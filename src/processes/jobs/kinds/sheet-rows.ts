@@ -28,8 +28,10 @@ function typed(field: EventField, cell: string): unknown {
       return TRUE.has(v) ? true : FALSE.has(v) ? false : cell;
     }
     case 'value': {
+      // The separator written last is the decimal one, the other groups thousands: 1.234,50 and 1,234.50 are 1234.5
+      // (a '.' anywhere used to make every ',' a thousands mark, and 1.234,50 was read as 1.2345).
       const text = cell.replace(/\s/g, '');
-      const decimal = text.includes('.') ? text.replace(/,/g, '') : text.replace(',', '.');
+      const decimal = text.lastIndexOf(',') > text.lastIndexOf('.') ? text.replace(/\./g, '').replace(',', '.') : text.replace(/,/g, '');
       return /^-?\d+(\.\d+)?$/.test(decimal) ? Number(decimal) : cell;
     }
     case 'event_time':

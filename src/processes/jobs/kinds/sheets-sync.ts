@@ -46,7 +46,7 @@ async function readSheet(url: string, signal: AbortSignal): Promise<string[][]> 
     throw new JobError(`the sheet could not be read: ${(error as Error).message}`);
   }
   try {
-    return parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+    return parse(text, { bom: true, relax_column_count: true }) as string[][];
   } catch (error) {
     throw new JobError(`the sheet is not CSV: ${(error as Error).message}`, true);
   }
@@ -66,6 +66,16 @@ async function readCapped(res: Response): Promise<string> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The sheet's rows that hold something, each with its number in the sheet (as the summary names it): a blank
+ * row (an empty line, or only separators) is no row but keeps its number, and a quoted cell written on two
+ * lines is one row. (Empty lines used to be skipped before counting, so every later row was named too early,
+ * and a row of separators only was listed as invalid.)
+ */
+function sheetRows(records: string[][]): { cells: string[]; number: number }[] {
+  return records.map((cells, at) => ({ cells, number: at + 1 })).filter((row) => row.cells.some((cell) => cell.trim() !== ''));
 }
 
 /** True when this call made the conversion: its first event carries the causation id given to it. */
@@ -107,14 +117,15 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
   if (!sourceId) throw new JobError(`sheets_sync needs a source scope, not ${ctx.scope}`, true);
   const { created, paused } = await loadSource(ctx, sourceId);
   if (paused) return { summary: 'the source is paused: the sheet was not read' };
-  const [header, ...rows] = await readSheet(created.csvUrl!, ctx.signal);
+  const rows = sheetRows(await readSheet(created.csvUrl!, ctx.signal));
+  const header = rows.shift();
   if (!header) return { summary: '0 rows: the sheet is empty' };
-  const index = columnIndex(header, created.columns);
+  const index = columnIndex(header.cells, created.columns);
   const tally: Tally = { rows: rows.length, created: 0, deliveries: 0, duplicates: 0, invalid: [] };
   try {
-    for (const [i, cells] of rows.entries()) {
+    for (const [i, row] of rows.entries()) {
       throwIfAborted(ctx.signal);
-      await recordRow(ctx, cells, i + 2, index, sourceId, tally);
+      await recordRow(ctx, row.cells, row.number, index, sourceId, tally);
       ctx.progress(i + 1, `${i + 1} of ${rows.length} rows`);
     }
   } catch (error) {
