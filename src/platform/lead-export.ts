@@ -84,17 +84,23 @@ function fullNameOf(answers: LeadAnswer[]): string | null {
   return parts.length > 0 ? parts.join(' ') : null;
 }
 
+/**
+ * An id or a name as text. The Graph API writes ids as strings, but an export made by another tool may write
+ * them as numbers (a JSON ad_id of 601), which the API would then show as numbers where it promises strings.
+ */
+const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+
 function adOf(g: GraphLeadObject, platform: string): AdSource | null {
   const organic = g.is_organic === true || g.is_organic === 'true' || g.is_organic === '1';
-  if (organic || !g.ad_id) return null;
+  if (organic || !text(g.ad_id)) return null;
   return {
     platform,
-    campaign_id: g.campaign_id ?? '',
-    campaign_name: g.campaign_name ?? '',
-    adset_id: g.adset_id ?? '',
-    adset_name: g.adset_name ?? '',
-    ad_id: g.ad_id,
-    ad_name: g.ad_name ?? '',
+    campaign_id: text(g.campaign_id),
+    campaign_name: text(g.campaign_name),
+    adset_id: text(g.adset_id),
+    adset_name: text(g.adset_name),
+    ad_id: text(g.ad_id),
+    ad_name: text(g.ad_name),
   };
 }
 
@@ -105,9 +111,9 @@ function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | n
   return {
     platformLeadId: g.id,
     createdTime: isoTime(g.created_time, row),
-    formId: g.form_id ?? '',
+    formId: text(g.form_id),
     formName,
-    pageId: g.page_id ?? null,
+    pageId: g.page_id === undefined || g.page_id === null ? null : text(g.page_id),
     platform,
     ad: adOf(g, platform),
     answers,
