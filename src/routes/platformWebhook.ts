@@ -42,17 +42,28 @@ interface Notice {
  */
 const storable = (ms: number): boolean => ms > 0 && isWithinTimeSpanMs(ms);
 
+/**
+ * The lead id of a notice: a string, or a number read exactly. Anything else (null, '', an object) named a
+ * lead "null" or "[object Object]" that no fetch could find; a number past 2^53 lost its last digits in
+ * JSON.parse, and would have fetched another lead. The lead_import job still brings such a lead in.
+ */
+function noticeLeadId(value: unknown): string | null {
+  if (typeof value === 'string') return value.trim() === '' ? null : value;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? String(value) : null;
+}
+
 /** The leadgen changes of a notification; anything else in it is ignored. */
 export function leadgenNotices(body: unknown): Notice[] {
   const entries = (body as { entry?: { id?: unknown; time?: unknown; changes?: LeadgenChange[] }[] })?.entry;
   if (!Array.isArray(entries)) return [];
   return entries.flatMap((entry) => (Array.isArray(entry.changes) ? entry.changes : []).flatMap((change): Notice[] => {
     const v = change.value;
-    if (change.field !== 'leadgen' || !v || v.leadgen_id === undefined) return [];
+    const leadId = noticeLeadId(v?.leadgen_id);
+    if (change.field !== 'leadgen' || !v || leadId === null) return [];
     const created = typeof v.created_time === 'number' ? v.created_time * 1000 : Date.parse(String(v.created_time ?? ''));
     const time = storable(created) ? created : Number(entry.time ?? 0) * 1000;
     return [{
-      platformLeadId: String(v.leadgen_id), pageId: String(v.page_id ?? entry.id ?? ''), formId: String(v.form_id ?? ''),
+      platformLeadId: leadId, pageId: String(v.page_id ?? entry.id ?? ''), formId: String(v.form_id ?? ''),
       submittedAt: new Date(storable(time) ? time : 0).toISOString(),
     }];
   }));

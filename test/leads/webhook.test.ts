@@ -189,6 +189,18 @@ test('a created_time after the year 9999 stops no projector: the lead is listed,
   assert.is(lead?.created_at, '2025-06-01T09:00:00.000Z');
 });
 
+test('a notice whose leadgen_id cannot be read (null, empty, an object, a number past 2^53) records no lead', async ({ server, org }) => {
+  for (const leadgenId of [null, '', { id: '1' }, 12345678901234567890]) {
+    const raw = noticeCreatedAt('unused', 1748768400).replace('"unused"', JSON.stringify(leadgenId));
+    const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
+    assert.equal([res.status, await res.json()], [200, { received: 0 }], JSON.stringify(leadgenId));
+  }
+  await server.settle();
+  for (const platformLeadId of ['null', '', '[object Object]', '12345678901234567000']) {
+    assert.equal(await leadStreamOf(server, org, platformLeadId), [], platformLeadId);
+  }
+});
+
 test('ops page connect ties a page to an organisation (the token is stored sealed)', async ({ server }) => {
   const org = await server.newOrganization();
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
