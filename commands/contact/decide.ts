@@ -118,9 +118,10 @@ export function decideChangeTags(state: ContactState, cmd: ChangeTags): Decision
   const remove = cleanTags(cmd.remove, 'remove');
   if (add.length === 0 && remove.length === 0) throw validationError('add', 'add or remove must name at least one tag');
   const tags = [...state.tags.filter((t) => !remove.includes(t)), ...add.filter((t) => !state.tags.includes(t) && !remove.includes(t))];
-  checkTagCount(tags, 'add');
   const added = tags.filter((t) => !state.tags.includes(t));
   const removed = state.tags.filter((t) => !tags.includes(t));
+  // Only adding is held to the limit: a card merged before merges kept it may hold more, and must be able to shed them.
+  if (added.length > 0) checkTagCount(tags, 'add');
   if (added.length === 0 && removed.length === 0) return { events: [], result: null };
   return { events: [{ type: 'ContactTagsChanged', data: { contactId: cmd.contactId, organizationId: cmd.organizationId, added, removed, tags, changedAt: cmd.now } }], result: null };
 }

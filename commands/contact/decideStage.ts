@@ -2,7 +2,7 @@
 import { ApiError, validationError } from '../shared/errors.ts';
 import type { AdSource } from '../lead/lead.ts';
 import { CLOSED_STAGES, type ContactEvent, type ContactLead, type ContactState, type Stage, type StageLeadOutcome } from './contact.ts';
-import { liveContact } from './fields.ts';
+import { checkTagCount, liveContact } from './fields.ts';
 
 type Decision<R = null> = { events: ContactEvent[]; result: R };
 
@@ -106,6 +106,8 @@ export function decideMerge(
   liveContact(into, cmd.intoId, cmd.organizationId);
   const leads = from.leads.map((l) => (l.open ? { ...l, cycle: into.cycle } : l));
   const tags = [...into.tags, ...from.tags.filter((t) => !into.tags.includes(t))];
+  // The survivor keeps the limit every other change keeps; the operator trims the tags first.
+  checkTagCount(tags);
   const { organizationId, now } = cmd;
   const intoEvents: ContactEvent[] = [{
     type: 'ContactMergeAbsorbed',

@@ -18,6 +18,11 @@ export function isWithinTimeSpan(iso: string): boolean {
   return Number.isNaN(at) || (at >= EARLIEST && at <= LATEST);
 }
 
+/** Whether a time in milliseconds since the epoch falls in the years 0001-9999 in UTC (NaN does not). */
+export function isWithinTimeSpanMs(ms: number): boolean {
+  return ms >= EARLIEST && ms <= LATEST;
+}
+
 /**
  * A time from a query string whose '+' offset arrived unencoded, read as a space ("10:00:00 01:00"), or
  * an offset without its colon: the offset as ISO 8601 writes it ("+01:00"). Anything else is left as it is.

@@ -84,32 +84,50 @@ function fullNameOf(answers: LeadAnswer[]): string | null {
   return parts.length > 0 ? parts.join(' ') : null;
 }
 
-function adOf(g: GraphLeadObject, platform: string): AdSource | null {
+/** A name as text: an export made by another tool may write one as a number. */
+const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+
+type IdField = 'id' | 'form_id' | 'page_id' | 'ad_id' | 'adset_id' | 'campaign_id';
+
+/**
+ * An id as text. The Graph API writes ids as strings, but an export made by another tool may write them as
+ * numbers (a JSON ad_id of 601), which the API would then show as numbers where it promises strings. A number
+ * past 2^53 lost its last digits when the file was read: refused, rather than kept as some other id.
+ */
+function idText(g: GraphLeadObject, field: IdField, row: number | null): string {
+  const value: unknown = g[field];
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new LeadExportError(`${field} ${value} is a number too long to read exactly: write it in quotes`, row);
+  return text(value);
+}
+
+function adOf(g: GraphLeadObject, platform: string, row: number | null): AdSource | null {
   const organic = g.is_organic === true || g.is_organic === 'true' || g.is_organic === '1';
-  if (organic || !g.ad_id) return null;
+  const adId = idText(g, 'ad_id', row);
+  if (organic || !adId) return null;
   return {
     platform,
-    campaign_id: g.campaign_id ?? '',
-    campaign_name: g.campaign_name ?? '',
-    adset_id: g.adset_id ?? '',
-    adset_name: g.adset_name ?? '',
-    ad_id: g.ad_id,
-    ad_name: g.ad_name ?? '',
+    campaign_id: idText(g, 'campaign_id', row),
+    campaign_name: text(g.campaign_name),
+    adset_id: idText(g, 'adset_id', row),
+    adset_name: text(g.adset_name),
+    ad_id: adId,
+    ad_name: text(g.ad_name),
   };
 }
 
 function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | null, row: number | null): PlatformLead {
-  if (typeof g.id !== 'string' || g.id === '') throw new LeadExportError('lead without an id', row);
-  if (typeof g.created_time !== 'string') throw new LeadExportError(`lead ${g.id} without created_time`, row);
+  const id = idText(g, 'id', row);
+  if (id === '') throw new LeadExportError('lead without an id', row);
+  if (typeof g.created_time !== 'string') throw new LeadExportError(`lead ${id} without created_time`, row);
   const platform = placementPlatform(g.platform);
   return {
-    platformLeadId: g.id,
+    platformLeadId: id,
     createdTime: isoTime(g.created_time, row),
-    formId: g.form_id ?? '',
+    formId: idText(g, 'form_id', row),
     formName,
-    pageId: g.page_id ?? null,
+    pageId: g.page_id === undefined || g.page_id === null ? null : idText(g, 'page_id', row),
     platform,
-    ad: adOf(g, platform),
+    ad: adOf(g, platform, row),
     answers,
     email: first(answers, 'email', 'work_email'),
     phone: first(answers, 'phone_number', 'phone', 'work_phone_number'),

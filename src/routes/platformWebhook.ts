@@ -4,6 +4,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../../commands/shared/errors.ts';
+import { isWithinTimeSpanMs } from '../../commands/shared/time.ts';
 import { recordPendingLead } from '../../commands/lead/intake.ts';
 import { pageOwner } from '../../queries/pages.ts';
 import type { Services } from '../services.ts';
@@ -35,18 +36,35 @@ interface Notice {
   submittedAt: string;
 }
 
+/**
+ * A notice time the service can keep: after 1970 and before the year 10000. A later one (10^12 seconds) is a
+ * lead event no projector can store, and one past what a date holds (10^20) threw while the notice was read.
+ */
+const storable = (ms: number): boolean => ms > 0 && isWithinTimeSpanMs(ms);
+
+/**
+ * The lead id of a notice: a string, or a number read exactly. Anything else (null, '', an object) named a
+ * lead "null" or "[object Object]" that no fetch could find; a number past 2^53 lost its last digits in
+ * JSON.parse, and would have fetched another lead. The lead_import job still brings such a lead in.
+ */
+function noticeLeadId(value: unknown): string | null {
+  if (typeof value === 'string') return value.trim() === '' ? null : value;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? String(value) : null;
+}
+
 /** The leadgen changes of a notification; anything else in it is ignored. */
 export function leadgenNotices(body: unknown): Notice[] {
   const entries = (body as { entry?: { id?: unknown; time?: unknown; changes?: LeadgenChange[] }[] })?.entry;
   if (!Array.isArray(entries)) return [];
   return entries.flatMap((entry) => (Array.isArray(entry.changes) ? entry.changes : []).flatMap((change): Notice[] => {
     const v = change.value;
-    if (change.field !== 'leadgen' || !v || v.leadgen_id === undefined) return [];
+    const leadId = noticeLeadId(v?.leadgen_id);
+    if (change.field !== 'leadgen' || !v || leadId === null) return [];
     const created = typeof v.created_time === 'number' ? v.created_time * 1000 : Date.parse(String(v.created_time ?? ''));
-    const time = Number.isFinite(created) ? created : Number(entry.time ?? 0) * 1000;
+    const time = storable(created) ? created : Number(entry.time ?? 0) * 1000;
     return [{
-      platformLeadId: String(v.leadgen_id), pageId: String(v.page_id ?? entry.id ?? ''), formId: String(v.form_id ?? ''),
-      submittedAt: new Date(Number.isFinite(time) && time > 0 ? time : 0).toISOString(),
+      platformLeadId: leadId, pageId: String(v.page_id ?? entry.id ?? ''), formId: String(v.form_id ?? ''),
+      submittedAt: new Date(storable(time) ? time : 0).toISOString(),
     }];
   }));
 }

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { contactAggregate, type ContactEvent, type ContactState } from '../../commands/contact/contact.ts';
 import { decideChangeStage, decideLinkLead, decideMerge } from '../../commands/contact/decideStage.ts';
-import { decideUpdateContact } from '../../commands/contact/decide.ts';
+import { decideChangeTags, decideUpdateContact } from '../../commands/contact/decide.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
 
 const test = suite('Contact deciders: given events, when a command, then events or an error');
@@ -59,6 +59,29 @@ test('Contact: merge / open leads join the survivor\'s cycle, tags unite, the ow
   const survivor = intoEvents.reduce(contactAggregate.evolve, into);
   assert.equal([survivor.tags, survivor.ownerId, survivor.leads.map((l) => l.leadId)], [['t', 'v'], 'u1', ['l-1']]);
   assert.is(code(() => decideMerge(from, from, { fromId: 'c-1', intoId: 'c-1', organizationId: ORG, now: NOW })), 'validation_error');
+});
+
+test('Contact: merge / a union of more than 50 tags is refused (validation_error), nothing appended', () => {
+  const tagged = (id: string, prefix: string, n: number): ContactEvent => ({
+    type: 'ContactTagsChanged',
+    data: { contactId: id, organizationId: ORG, added: [], removed: [], tags: Array.from({ length: n }, (_, i) => `${prefix}${i}`), changedAt: NOW },
+  });
+  const merge = (from: ContactState, into: ContactState) => decideMerge(from, into, { fromId: 'c-1', intoId: 'c-2', organizationId: ORG, now: NOW });
+  assert.is(code(() => merge(given(created('c-1'), tagged('c-1', 'a', 30)), given(created('c-2'), tagged('c-2', 'b', 30)))), 'validation_error');
+  // Exactly 50 after the union (shared tags count once) is allowed.
+  const survivor = merge(given(created('c-1'), tagged('c-1', 'a', 30)), given(created('c-2'), tagged('c-2', 'a', 20), tagged('c-2', 'b', 20)));
+  assert.is((survivor.intoEvents[0].data as { tags: string[] }).tags.length, 50);
+});
+
+test('Contact: tags / a card holding more than 50 tags (merged before the limit held) may still lose some', () => {
+  const absorbed: ContactEvent = {
+    type: 'ContactMergeAbsorbed',
+    data: { contactId: 'c-1', organizationId: ORG, mergedFrom: 'c-9', leads: [], ads: [], noteIds: [], tags: Array.from({ length: 60 }, (_, i) => `t${i}`), mergedAt: NOW },
+  };
+  const state = given(created(), absorbed);
+  const { events } = decideChangeTags(state, { contactId: 'c-1', organizationId: ORG, add: [], remove: ['t1'], now: NOW });
+  assert.is((events[0].data as { tags: string[] }).tags.length, 59);
+  assert.is(code(() => decideChangeTags(state, { contactId: 'c-1', organizationId: ORG, add: ['new'], remove: ['t1'], now: NOW })), 'validation_error');
 });
 
 test('Contact: update / removing the last of phone and e-mail is refused; an unchanged value appends nothing', () => {

@@ -165,6 +165,42 @@ test('a lead the platform does not know fails at once (a permanent refusal is no
   assert.equal(failed.map((e) => e.type), ['LeadReceived', 'LeadFetchFailed']);
 });
 
+/** A notice as the platform writes it, with the created_time given (entry.time stays a real one: 2025-06-01 09:00 UTC). */
+function noticeCreatedAt(leadId: string, createdTime: unknown) {
+  return JSON.stringify({ object: 'page', entry: [{ id: 'page-77', time: 1748768400, changes: [{ field: 'leadgen', value: { leadgen_id: leadId, page_id: 'page-77', form_id: 'form-77', created_time: createdTime } }] }] });
+}
+
+test('a created_time past what a date can hold is no 500: the notice is recorded at the entry\'s time', async ({ server, org }) => {
+  const raw = noticeCreatedAt('W-T1', 1e20);
+  const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
+  assert.is(res.status, 200);
+  assert.equal(await res.json(), { received: 1 });
+  const [received] = await leadEvents(server, org, 'W-T1');
+  assert.is((received.data as { submittedAt: string }).submittedAt, '2025-06-01T09:00:00.000Z');
+});
+
+test('a created_time after the year 9999 stops no projector: the lead is listed, submitted at the entry\'s time', async ({ server, org }) => {
+  // 10^12 seconds is the year 33658: a time a JavaScript date holds and PostgreSQL refuses.
+  const raw = noticeCreatedAt('W-T2', 1e12);
+  assert.is((await post(server, raw, signLeadgenPayload(SECRET, raw))).status, 200);
+  await server.settle();
+  const list = await server.request('GET', '/leads?limit=100', { key: org.key });
+  const lead = list.body.data.find((l: { platform_lead_id: string }) => l.platform_lead_id === 'W-T2');
+  assert.is(lead?.created_at, '2025-06-01T09:00:00.000Z');
+});
+
+test('a notice whose leadgen_id cannot be read (null, empty, an object, a number past 2^53) records no lead', async ({ server, org }) => {
+  for (const leadgenId of [null, '', { id: '1' }, 12345678901234567890]) {
+    const raw = noticeCreatedAt('unused', 1748768400).replace('"unused"', JSON.stringify(leadgenId));
+    const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
+    assert.equal([res.status, await res.json()], [200, { received: 0 }], JSON.stringify(leadgenId));
+  }
+  await server.settle();
+  for (const platformLeadId of ['null', '', '[object Object]', '12345678901234567000']) {
+    assert.equal(await leadStreamOf(server, org, platformLeadId), [], platformLeadId);
+  }
+});
+
 test('ops page connect ties a page to an organisation (the token is stored sealed)', async ({ server }) => {
   const org = await server.newOrganization();
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };

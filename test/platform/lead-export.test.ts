@@ -78,6 +78,19 @@ test('the JSON export gives the same leads from Graph lead objects with form_nam
   assert.is(lead.ad?.platform, 'facebook');
 });
 
+test('a JSON export writing its ids as numbers gives the ids as text (the API shows them as strings), unless too long to read exactly', () => {
+  const json = '[{"id":"778","created_time":"2025-03-01T10:20:30+0000","ad_id":601,"ad_name":"Spring video","adset_id":501,"campaign_id":401,"form_id":301,"form_name":"Spring form","page_id":201,"platform":"ig","field_data":[]}]';
+  const [lead] = parseLeadExport(json, 'json');
+  assert.equal(lead.ad, { platform: 'instagram', campaign_id: '401', campaign_name: '', adset_id: '501', adset_name: '', ad_id: '601', ad_name: 'Spring video' });
+  assert.equal([lead.formId, lead.pageId], ['301', '201']);
+  // A number past 2^53 has lost digits already (23851234567890123 reads as ...120): refused with the row named.
+  assert.throws(
+    () => parseLeadExport('[{"id":"779","created_time":"2025-03-01T10:20:30+0000","ad_id":23851234567890123,"form_id":"301","field_data":[]}]', 'json'),
+    (e: unknown) => e instanceof LeadExportError && e.row === 1 && /ad_id .* too long/.test(e.message),
+  );
+  assert.is(parseLeadExport('[{"id":780,"created_time":"2025-03-01T10:20:30+0000","form_id":"301","field_data":[]}]', 'json')[0].platformLeadId, '780');
+});
+
 test('leadFromGraph takes the form name and question labels from the caller', () => {
   const lead = leadFromGraph({ id: '1', created_time: '2025-03-01T10:00:00+0000', form_id: '3', field_data: [{ name: 'city', values: ['Kraków'] }] }, 'Form A', { city: 'Which city?' });
   assert.is(lead.formName, 'Form A');
