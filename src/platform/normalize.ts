@@ -20,6 +20,14 @@ export function normalizeEmail(raw: string): string | null {
 }
 
 /**
+ * An international number without the trunk zero some write in parentheses after the country code
+ * ("+44 (0) 20 7946 0958"): dialled from abroad it is left out, so it is no digit of the number.
+ */
+function withoutTrunkZero(raw: string): string {
+  return /^\s*\(?\s*(?:\+|00)/.test(raw) ? raw.replace(/\(\s*0\s*\)/, '') : raw;
+}
+
+/**
  * Digits only, with the country calling code and no leading zeros ("+48 601-234-567" -> "48601234567").
  * A number written with + or 00 already carries its country code. Without them, a number of more than
  * 9 digits that starts with the default code is taken as carrying it too; anything else is a national
@@ -27,7 +35,7 @@ export function normalizeEmail(raw: string): string | null {
  * Null when no digit is left.
  */
 export function normalizePhone(raw: string, defaultCountryCode: string): string | null {
-  const trimmed = raw.trim();
+  const trimmed = withoutTrunkZero(raw).trim();
   const international = /^\(?\s*(?:\+|00)/.test(trimmed);
   const digits = trimmed.replace(/\D/g, '').replace(/^0+/, '');
   if (digits === '') return null;
@@ -69,7 +77,7 @@ export function hashExternalId(raw: string): string | null {
  * is refused.
  */
 export function toE164(raw: string, defaultCountryCode: string): string | null {
-  const compact = raw.trim().replace(/[\s\-()]/g, '');
+  const compact = withoutTrunkZero(raw).trim().replace(/[\s\-()]/g, '');
   const code = defaultCountryCode.replace(/\D/g, '');
   let digits: string;
   if (compact.startsWith('+')) digits = compact.slice(1);

@@ -21,6 +21,9 @@ test('a phone becomes digits with the country code and no leading zeros', () => 
   assert.is(normalizePhone('0601 234 567', '48'), '48601234567');
   assert.is(normalizePhone('48601234567', '48'), '48601234567');
   assert.is(normalizePhone('(+1) 212-555-1234', '48'), '12125551234');
+  assert.is(normalizePhone('+44 (0) 20 7946 0958', '48'), '442079460958', 'the trunk zero in parentheses is no digit');
+  assert.is(normalizePhone('0044 (0)20 7946 0958', '48'), '442079460958');
+  assert.is(normalizePhone('(+44) (0) 20 7946 0958', '48'), '442079460958');
   assert.is(normalizePhone('no number', '48'), null);
   assert.is(hashPhone('+48 601 234 567', '48'), sha256Hex('48601234567'));
 });
@@ -43,6 +46,8 @@ test('toE164 accepts a country code (+ or 00) or exactly 9 national digits', () 
   assert.is(toE164('(601) 234 567', '48'), '+48601234567');
   assert.is(toE164('0044 20 7946 0958', '48'), '+442079460958');
   assert.is(toE164('+1 (212) 555-1234', '48'), '+12125551234');
+  assert.is(toE164('+44 (0) 20 7946 0958', '48'), '+442079460958', 'the trunk zero in parentheses is no digit');
+  assert.is(toE164('+44(0)2079460958', '48'), '+442079460958');
   // The default country code written without + or 00, then the 9 national digits.
   assert.is(toE164('48601234567', '48'), '+48601234567');
   assert.is(toE164('48 601 234 567', '48'), '+48601234567');
