@@ -87,6 +87,9 @@ function fullNameOf(answers: LeadAnswer[]): string | null {
 /** A name as text: an export made by another tool may write one as a number. */
 const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 
+/** The form name a lead object carries, as text; null when it has none readable. */
+const formNameOf = (g: GraphLeadObject): string | null => (typeof g.form_name === 'string' || typeof g.form_name === 'number' ? String(g.form_name) : null);
+
 type IdField = 'id' | 'form_id' | 'page_id' | 'ad_id' | 'adset_id' | 'campaign_id';
 
 /**
@@ -119,7 +122,7 @@ function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | n
   const id = idText(g, 'id', row);
   if (id === '') throw new LeadExportError('lead without an id', row);
   if (typeof g.created_time !== 'string') throw new LeadExportError(`lead ${id} without created_time`, row);
-  const platform = placementPlatform(g.platform);
+  const platform = placementPlatform(text(g.platform));
   return {
     platformLeadId: id,
     createdTime: isoTime(g.created_time, row),
@@ -137,7 +140,7 @@ function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | n
 
 /** One Graph lead object in the service's terms; `labels` maps field keys to the form's question texts. */
 export function leadFromGraph(g: GraphLeadObject, formName?: string, labels: Record<string, string> = {}): PlatformLead {
-  return mapLead(g, answersOf(g.field_data, labels, null), formName ?? g.form_name ?? null, null);
+  return mapLead(g, answersOf(g.field_data, labels, null), formName ?? formNameOf(g), null);
 }
 
 function answersOf(fieldData: unknown, labels: Record<string, string>, row: number | null): LeadAnswer[] {
@@ -208,7 +211,7 @@ export const NOT_A_LEAD_LIST = 'expected a JSON array of lead objects';
 export function leadFromJsonItem(item: unknown, row: number): PlatformLead {
   if (item === null || typeof item !== 'object') throw new LeadExportError('not a lead object', row);
   const g = item as GraphLeadObject;
-  return exportedLead(mapLead(g, answersOf(g.field_data, {}, row), g.form_name ?? null, row), row);
+  return exportedLead(mapLead(g, answersOf(g.field_data, {}, row), formNameOf(g), row), row);
 }
 
 function parseJson(text: string): PlatformLead[] {

@@ -91,6 +91,15 @@ test('a JSON export writing its ids as numbers gives the ids as text (the API sh
   assert.is(parseLeadExport('[{"id":780,"created_time":"2025-03-01T10:20:30+0000","form_id":"301","field_data":[]}]', 'json')[0].platformLeadId, '780');
 });
 
+test('a JSON export writing a platform or a form name of another type reads them as text, never an unexpected error', () => {
+  const [lead] = parseLeadExport('[{"id":"781","created_time":"2025-03-01T10:20:30+0000","ad_id":"601","form_id":"301","form_name":2024,"platform":7,"field_data":[]}]', 'json');
+  assert.is(lead.formName, '2024');
+  assert.is(lead.ad?.platform, '7');
+  const [other] = parseLeadExport('[{"id":"782","created_time":"2025-03-01T10:20:30+0000","form_id":"301","form_name":{"x":1},"platform":["ig"],"field_data":[]}]', 'json');
+  assert.is(other.formName, null);
+  assert.is(other.platform, 'facebook');
+});
+
 test('leadFromGraph takes the form name and question labels from the caller', () => {
   const lead = leadFromGraph({ id: '1', created_time: '2025-03-01T10:00:00+0000', form_id: '3', field_data: [{ name: 'city', values: ['Kraków'] }] }, 'Form A', { city: 'Which city?' });
   assert.is(lead.formName, 'Form A');
