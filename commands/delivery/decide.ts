@@ -48,7 +48,7 @@ function decideSetback(d: DeliveryFacts, outcome: Exclude<SendOutcome, { kind: '
   switch (outcome.kind) {
     case 'too_old':
       // Not an attempt: the event never left, since one such event makes the platform refuse the whole batch.
-      return { type: 'DeliveryCancelled', data: { deliveryId, eventId, organizationId, attempts: d.attempts, reason: 'event_time is more than 7 days old; the platform no longer takes it', cancelledAt: at } };
+      return { type: 'DeliveryCancelled', data: { deliveryId, eventId, organizationId, attempts: d.attempts, reason: 'event_time is too old for the platform (7 days, less a minute kept as margin for the send)', cancelledAt: at } };
     case 'transient': {
       const attempts = d.attempts + 1;
       const delay = scheduleMs[attempts - 1];
