@@ -35,6 +35,8 @@ export function checkWebhookUrl(url: string, { allowPrivate }: UrlCheckOptions):
   }
   if (parsed.username !== '' || parsed.password !== '') return fail('url must not contain credentials');
   if (parsed.hostname === '') return fail('url must have a host');
+  // No connection can be opened to port 0: every push would fail.
+  if (parsed.port === '0') return fail('url must not use port 0');
   return loopback ? { ok: true } : checkWebhookHost(parsed.hostname);
 }
 

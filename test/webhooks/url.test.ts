@@ -38,6 +38,7 @@ test('refuses with a short reason', () => {
     ['https://db.corp.internal/in', 'url must not point to a local host name'],
     ['https://metadata.google.internal/computeMetadata/v1/', 'url must not point to a local host name'],
     ['https://intranet/in', 'url host must be a fully qualified domain name'],
+    ['https://example.com:0/in', 'url must not use port 0'],
   ];
   for (const [url, reason] of cases) assert.equal(checkWebhookUrl(url, { allowPrivate: false }), { ok: false, reason }, url);
 });
