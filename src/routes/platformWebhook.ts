@@ -52,8 +52,11 @@ function noticeLeadId(value: unknown): string | null {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? String(value) : null;
 }
 
-/** The leadgen changes of a notification; anything else in it is ignored. */
-export function leadgenNotices(body: unknown): Notice[] {
+/**
+ * The leadgen changes of a notification; anything else in it is ignored. A lead is submitted at the change's
+ * created_time, else at its entry's time, else (neither readable) when the notice arrived, not in 1970.
+ */
+export function leadgenNotices(body: unknown, receivedAt: Date): Notice[] {
   const entries = (body as { entry?: { id?: unknown; time?: unknown; changes?: LeadgenChange[] }[] })?.entry;
   if (!Array.isArray(entries)) return [];
   return entries.flatMap((entry) => (Array.isArray(entry.changes) ? entry.changes : []).flatMap((change): Notice[] => {
@@ -61,10 +64,11 @@ export function leadgenNotices(body: unknown): Notice[] {
     const leadId = noticeLeadId(v?.leadgen_id);
     if (change.field !== 'leadgen' || !v || leadId === null) return [];
     const created = typeof v.created_time === 'number' ? v.created_time * 1000 : Date.parse(String(v.created_time ?? ''));
-    const time = storable(created) ? created : Number(entry.time ?? 0) * 1000;
+    const entryTime = Number(entry.time ?? 0) * 1000;
+    const time = storable(created) ? created : storable(entryTime) ? entryTime : receivedAt.getTime();
     return [{
       platformLeadId: leadId, pageId: String(v.page_id ?? entry.id ?? ''), formId: String(v.form_id ?? ''),
-      submittedAt: new Date(storable(time) ? time : 0).toISOString(),
+      submittedAt: new Date(time).toISOString(),
     }];
   }));
 }
@@ -79,7 +83,7 @@ async function receive(services: Services, req: Request, res: Response): Promise
     throw new ApiError('invalid_json');
   }
   let recorded = 0;
-  for (const notice of leadgenNotices(body)) {
+  for (const notice of leadgenNotices(body, services.now())) {
     const page = await pageOwner(services.pool, notice.pageId);
     if (!page) {
       services.log.warn('leadgen notice for a page no organisation connected', { pageId: notice.pageId });

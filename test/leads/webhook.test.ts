@@ -189,6 +189,15 @@ test('a created_time after the year 9999 stops no projector: the lead is listed,
   assert.is(lead?.created_at, '2025-06-01T09:00:00.000Z');
 });
 
+test('a notice with neither created_time nor entry time is submitted when it arrived, not in 1970', async ({ server, org }) => {
+  const raw = JSON.stringify({ object: 'page', entry: [{ id: 'page-77', changes: [{ field: 'leadgen', value: { leadgen_id: 'W-T3', page_id: 'page-77', form_id: 'form-77' } }] }] });
+  const before = Date.now();
+  assert.is((await post(server, raw, signLeadgenPayload(SECRET, raw))).status, 200);
+  const [received] = await leadEvents(server, org, 'W-T3');
+  const at = Date.parse((received.data as { submittedAt: string }).submittedAt);
+  assert.ok(at >= before - 1000 && at <= Date.now(), (received.data as { submittedAt: string }).submittedAt);
+});
+
 test('a notice whose leadgen_id cannot be read (null, empty, an object, a number past 2^53) records no lead', async ({ server, org }) => {
   for (const leadgenId of [null, '', { id: '1' }, 12345678901234567890]) {
     const raw = noticeCreatedAt('unused', 1748768400).replace('"unused"', JSON.stringify(leadgenId));
