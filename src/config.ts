@@ -142,7 +142,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     platformSending: env.oneOf('PLATFORM_SENDING', ['on', 'off'], 'on') === 'on',
     deliveryRetrySchedule: env.schedule('DELIVERY_RETRY_SCHEDULE', '1m,5m,30m,2h,6h,12h,24h'),
     webhookRetrySchedule: env.schedule('WEBHOOK_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,6h,12h,24h'),
-    webhookAllowPrivate: env.text('WEBHOOK_ALLOW_PRIVATE', '') === '1',
+    // Only the documented spellings: WORKERS=false or WEBHOOK_ALLOW_PRIVATE=true read as their opposite before.
+    webhookAllowPrivate: env.oneOf('WEBHOOK_ALLOW_PRIVATE', ['', '0', '1'], '') === '1',
     webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
     webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000),
     // At most what a Node.js timer holds (a larger delay fires at once).
@@ -150,7 +151,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     shutdownGraceMs: env.duration('SHUTDOWN_GRACE', '10s'),
     secretKey: env.optional('SECRET_KEY'),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
-    workers: env.text('WORKERS', 'on') !== 'off',
+    workers: env.oneOf('WORKERS', ['on', 'off'], 'on') === 'on',
     jobs: loadJobsConfig(env),
   };
 }

@@ -53,6 +53,8 @@ test('loadConfig names the variable of every value it cannot use', () => {
     JOB_MAX_ATTEMPTS: '-1', PLATFORM_SENDING: 'maybe', DELIVERY_RETRY_SCHEDULE: '5x', JOB_LEASE: '1m,2m',
     DATABASE_URL: 'localhost:5432/service', EVENTSTORE_URL: 'http://es:2113', PLATFORM_API_URL: 'graph.facebook.com',
     REQUEST_TIMEOUT_MS: '2147483648', // over what a Node.js timer holds: it would fire at once
+    WORKERS: 'false', // read as on: workers ran in a process meant to serve the API only
+    WEBHOOK_ALLOW_PRIVATE: 'true', // read as off, without a word
   };
   for (const [name, value] of Object.entries(bad)) {
     try {
