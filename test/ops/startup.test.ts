@@ -164,4 +164,12 @@ test('the CLI: the same line, exit code 2', async () => {
   assert.match(result.output.trim(), new RegExp(`^cannot start: cannot reach the database at 127\\.0\\.0\\.1:${closed}/service: [^\\n]*$`));
 });
 
+test('the CLI: a SECRET_KEY that does not open the database\'s secrets is the server\'s line too, not an "unexpected error"', async (ctx) => {
+  const first = await run(['ops/cli.ts', 'org', 'create', '--name', 'Before the key', '--json'], { DATABASE_URL: ctx.db.url });
+  assert.is(first.code, 0, first.output);
+  const result = await run(['ops/cli.ts', 'org', 'create', '--name', 'With a key', '--json'], { DATABASE_URL: ctx.db.url, SECRET_KEY: 'set later' });
+  assert.is(result.code, 2, result.output);
+  assert.match(result.output, /^cannot start: SECRET_KEY was set after secrets were stored under the database's own key: start without it\n$/);
+});
+
 test.run();
