@@ -80,6 +80,13 @@ class Env {
     return this.env[name] ?? fallback;
   }
 
+  /** Text of a fixed shape (PLATFORM_API_VERSION is a path segment the platform must know). */
+  matching(name: string, pattern: RegExp, fallback: string, expected: string): string {
+    const text = this.env[name] ?? fallback;
+    if (!pattern.test(text)) this.bad(name, expected);
+    return text;
+  }
+
   /** Unset or empty: null. */
   optional(name: string): string | null {
     return this.env[name] || null;
@@ -136,7 +143,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     port: env.integer('PORT', 8080, 0, 65535),
     dataDir: path.resolve(env.text('DATA_DIR', './.data')),
     platformApiUrl: (env.url('PLATFORM_API_URL', ['https', 'http']) ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
-    platformApiVersion: env.text('PLATFORM_API_VERSION', 'v21.0'),
+    platformApiVersion: env.matching('PLATFORM_API_VERSION', /^v\d+\.\d+$/, 'v21.0', 'a Graph API version such as v21.0'),
     platformAppSecret: env.text('PLATFORM_APP_SECRET', ''),
     platformVerifyToken: env.text('PLATFORM_VERIFY_TOKEN', ''),
     platformSending: env.oneOf('PLATFORM_SENDING', ['on', 'off'], 'on') === 'on',

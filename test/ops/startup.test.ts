@@ -55,6 +55,7 @@ test('loadConfig names the variable of every value it cannot use', () => {
     REQUEST_TIMEOUT_MS: '2147483648', // over what a Node.js timer holds: it would fire at once
     WORKERS: 'false', // read as on: workers ran in a process meant to serve the API only
     WEBHOOK_ALLOW_PRIVATE: 'true', // read as off, without a word
+    PLATFORM_API_VERSION: '21.0', // the service started and every platform call was an unknown path
   };
   for (const [name, value] of Object.entries(bad)) {
     try {
