@@ -165,6 +165,16 @@ test('jobs enqueue sheets_sync: a spreadsheet source without a CSV address has n
   assert.is(queued.code, 0, queued.stderr);
 });
 
+test('page connect: a page connected to another organisation is moved, and the command says from where', async (ctx) => {
+  const other = await idOf(ctx, ['org', 'create', '--name', 'Other']);
+  const connect = (org: string) => ['page', 'connect', '--org', org, '--page', '909090', '--token', 'P'];
+  assert.equal(JSON.parse((await ops(ctx, connect(other))).stdout).moved_from, null);
+  assert.equal(JSON.parse((await ops(ctx, connect(other))).stdout).moved_from, null, 'connected again to the same organisation');
+  const moved = await runOps(ctx.db.url, connect(ctx.org));
+  assert.is(moved.code, 0, moved.stderr);
+  assert.match(moved.stdout, new RegExp(`^page 909090 connected to organisation ${ctx.org} \\(moved from organisation ${other}: `));
+});
+
 test('source create --form-id: a form id on a shop or sheet source is refused', async (ctx) => {
   await refused(ctx, [
     [['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop', '--form-id', '555'], /^--form-id belongs to a form source$/m],
