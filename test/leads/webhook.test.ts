@@ -214,7 +214,7 @@ test('ops page connect ties a page to an organisation (the token is stored seale
   const org = await server.newOrganization();
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
   const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'page', 'connect', '--org', org.organizationId, '--page', '880088', '--token', 'secret-page-token', '--json'], { env });
-  assert.equal(JSON.parse(out.stdout), { page_id: '880088', organization_id: org.organizationId });
+  assert.equal(JSON.parse(out.stdout), { page_id: '880088', organization_id: org.organizationId, moved_from: null });
   const [event] = await server.services.store.readStream('page-880088');
   assert.not.ok(JSON.stringify(event.data).includes('secret-page-token'));
   await server.settle();

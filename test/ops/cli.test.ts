@@ -96,6 +96,11 @@ test('--help shows usage on stdout with exit 0 and does nothing, however much of
   const json = await runOps(ctx.db.url, ['key', 'revoke', 'some-key', '--help', '--json']);
   assert.is(json.code, 0, json.stderr);
   assert.equal(JSON.parse(json.stdout), { usage: ['key revoke ID'] });
+  // An option left without its value does not hide the help asked for.
+  const valueless = await runOps(ctx.db.url, ['org', 'create', '--name', '--help']);
+  assert.is(valueless.code, 0, valueless.stderr);
+  assert.match(valueless.stdout, /org create --name N/);
+  assert.is(await orgs(), before);
   // An unknown command stays bad usage.
   const unknown = await runOps(ctx.db.url, ['orgs', '--help']);
   assert.is(unknown.code, 2);

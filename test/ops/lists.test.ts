@@ -32,4 +32,16 @@ test('an organisation with nothing in it lists an empty array', async (ctx) => {
   }
 });
 
+test('flow list without --json names each flow\'s trigger: two flows of one source and target are told apart', async (ctx) => {
+  const idOf = async (args: string[]) => JSON.parse((await runOps(ctx.db.url, [...args, '--json'])).stdout).id as string;
+  const org = await idOf(['org', 'create', '--name', 'Flows']);
+  const source = await idOf(['source', 'create', '--org', org, '--kind', 'shop', '--name', 'Shop']);
+  const target = await idOf(['target', 'create', '--org', org, '--dataset', '4242', '--token', 'EAAB-token']);
+  await idOf(['flow', 'create', '--source', source, '--target', target, '--event-name', 'Purchase', '--status', 'paid']);
+  await idOf(['flow', 'create', '--source', source, '--target', target, '--event-name', 'Purchase', '--status', 'paid-in-shop']);
+  const res = await runOps(ctx.db.url, ['flow', 'list', '--org', org]);
+  assert.is(res.code, 0, res.stderr);
+  assert.equal(res.stdout.trim().split('\n').map((line) => line.replace(/^.*  Purchase/, 'Purchase')).sort(), ['Purchase on status paid', 'Purchase on status paid-in-shop']);
+});
+
 test.run();

@@ -3,13 +3,16 @@
 // service that starts and then fails on every request (PORT=abc, LOG_LEVEL=verbose and JOB_CONCURRENCY=abc started;
 // the others printed Node's stack trace, a port in use only after the workers had started).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { startDatabaseProxy } from '../support/proxy.ts';
+import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { start, stopWith } from './service-process.ts';
 
 interface Ctx { db: TestDatabase }
@@ -53,6 +56,9 @@ test('loadConfig names the variable of every value it cannot use', () => {
     JOB_MAX_ATTEMPTS: '-1', PLATFORM_SENDING: 'maybe', DELIVERY_RETRY_SCHEDULE: '5x', JOB_LEASE: '1m,2m',
     DATABASE_URL: 'localhost:5432/service', EVENTSTORE_URL: 'http://es:2113', PLATFORM_API_URL: 'graph.facebook.com',
     REQUEST_TIMEOUT_MS: '2147483648', // over what a Node.js timer holds: it would fire at once
+    WORKERS: 'false', // read as on: workers ran in a process meant to serve the API only
+    WEBHOOK_ALLOW_PRIVATE: 'true', // read as off, without a word
+    PLATFORM_API_VERSION: '21.0', // the service started and every platform call was an unknown path
   };
   for (const [name, value] of Object.entries(bad)) {
     try {
@@ -160,6 +166,30 @@ test('the CLI: the same line, exit code 2', async () => {
   const result = await run(['ops/cli.ts', 'org', 'create', '--name', 'X', '--json'], { DATABASE_URL: `postgres://postgres:pw@127.0.0.1:${closed}/service` });
   assert.is(result.code, 2, result.output);
   assert.match(result.output.trim(), new RegExp(`^cannot start: cannot reach the database at 127\\.0\\.0\\.1:${closed}/service: [^\\n]*$`));
+});
+
+test('the CLI: a SECRET_KEY that does not open the database\'s secrets is the server\'s line too, not an "unexpected error"', async (ctx) => {
+  const first = await run(['ops/cli.ts', 'org', 'create', '--name', 'Before the key', '--json'], { DATABASE_URL: ctx.db.url });
+  assert.is(first.code, 0, first.output);
+  const result = await run(['ops/cli.ts', 'org', 'create', '--name', 'With a key', '--json'], { DATABASE_URL: ctx.db.url, SECRET_KEY: 'set later' });
+  assert.is(result.code, 2, result.output);
+  assert.match(result.output, /^cannot start: SECRET_KEY was set after secrets were stored under the database's own key: start without it\n$/);
+});
+
+test('the CLI: an embedded PostgreSQL that will not start (its cluster held by another process) is one line, not a TypeError\'s stack', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ops-held-'));
+  fs.chmodSync(dataDir, 0o755); // as root, the cluster is the postgres user's
+  const held = await startEmbeddedPostgres(dataDir, { fast: true });
+  try {
+    // The holder's port file gone: the CLI finds no running cluster to join and tries to start the held one.
+    fs.rmSync(path.join(dataDir, 'postgres.json'));
+    const result = await run(['ops/cli.ts', 'org', 'create', '--name', 'X', '--json'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+    assert.is(result.code, 2, result.output);
+    assert.match(result.output, /^cannot start: the embedded PostgreSQL did not start \(--verbose shows its log\)\n$/);
+  } finally {
+    await held.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -155,6 +155,26 @@ test('org create and key create: a name over 200 characters (as the API counts t
   assert.ok(names.includes('🔑'.repeat(200)));
 });
 
+test('jobs enqueue sheets_sync: a spreadsheet source without a CSV address has no sheet to read, so no job that could only fail is queued', async (ctx) => {
+  const bare = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'spreadsheet', '--name', 'Posted rows']);
+  await refused(ctx, [
+    [['jobs', 'enqueue', 'sheets_sync', '--org', ctx.org, '--source', bare], /^sheets_sync needs a sheet to read; source .* was created without --csv-url/m],
+  ]);
+  const sheet = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'spreadsheet', '--name', 'Orders', '--csv-url', 'http://127.0.0.1:1/orders.csv']);
+  const queued = await ops(ctx, ['jobs', 'enqueue', 'sheets_sync', '--org', ctx.org, '--source', sheet]);
+  assert.is(queued.code, 0, queued.stderr);
+});
+
+test('page connect: a page connected to another organisation is moved, and the command says from where', async (ctx) => {
+  const other = await idOf(ctx, ['org', 'create', '--name', 'Other']);
+  const connect = (org: string) => ['page', 'connect', '--org', org, '--page', '909090', '--token', 'P'];
+  assert.equal(JSON.parse((await ops(ctx, connect(other))).stdout).moved_from, null);
+  assert.equal(JSON.parse((await ops(ctx, connect(other))).stdout).moved_from, null, 'connected again to the same organisation');
+  const moved = await runOps(ctx.db.url, connect(ctx.org));
+  assert.is(moved.code, 0, moved.stderr);
+  assert.match(moved.stdout, new RegExp(`^page 909090 connected to organisation ${ctx.org} \\(moved from organisation ${other}: `));
+});
+
 test('source create --form-id: a form id on a shop or sheet source is refused', async (ctx) => {
   await refused(ctx, [
     [['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop', '--form-id', '555'], /^--form-id belongs to a form source$/m],
