@@ -160,6 +160,21 @@ test('costs are rounded half up to the cent: 20.15 for 2 leads is 10.08 a lead, 
   assert.equal([row(res.body, 'b1').metrics.revenue_per_spend, res.body.totals[0].current.cost_per_lead], [0.4978, 5.54]);
 });
 
+test('a lead of an ad known only from its creative counts in its account\'s currency at every level', async (ctx) => {
+  const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
+  const given = new Given(ctx.server.services.store, org.organizationId);
+  await given.accountConnected('act_2', 'EUR');
+  await given.creativeSynced('act_2', 'b1', { video_id: 'VB' }); // no spend synced yet
+  await given.leadReceived('e1', { campaign: 'c9', adset: 's9', ad: 'b1' }, '2024-03-05T10:00:00Z');
+  await settleReports(ctx.server, given.last);
+  const at = async (level: string) => (await ctx.server.request('GET', `/campaigns/report?from=${RANGE.from}&to=${RANGE.to}&level=${level}`, { key: org.key })).body;
+  for (const level of ['campaign', 'adset', 'ad']) {
+    const body = await at(level);
+    assert.equal(body.rows.map((r: any) => [r.id, r.currency, r.metrics.leads]), [[{ campaign: 'c9', adset: 's9', ad: 'b1' }[level], 'EUR', 1]], level);
+    assert.equal(body.totals.map((t: any) => [t.currency, t.current.leads]), [['EUR', 1]], level);
+  }
+});
+
 test('a range of exactly 366 days is answered from the roll-ups; 367 days is a validation_error', async (ctx) => {
   const year = await report(ctx, 'from=2023-03-11&to=2024-03-10');
   assert.is(year.status, 200);
