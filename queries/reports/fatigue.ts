@@ -43,8 +43,8 @@ export interface Fatigue {
   frequency_change: number | null;
 }
 
-// Read to 15 significant digits before rounding, as roundTo in metrics.ts does (1.0005 * 1000 is 1000.4999999999999).
-const round = (x: number, places = 3) => Math.round(Number((x * 10 ** places).toPrecision(15))) / 10 ** places;
+// Nudged before rounding, as roundTo in metrics.ts is (1.0005 * 1000 is 1000.4999999999999).
+const round = (x: number, places = 3) => Math.round(x * 10 ** places * (1 + 1e-12)) / 10 ** places;
 /**
  * x reaches the threshold "at least": a change exactly on it is computed in binary floating point (0.008 / 0.01 - 1 is
  * -0.20000000000000007, 3.3 / 3 - 1 is 0.09999999999999987), so it is compared with a margin far below any shown digit.
