@@ -8,6 +8,7 @@ import { creativeReport } from '../queries/reports/creative.ts';
 import { reportScope } from '../queries/reports/scope.ts';
 import { CliError, parseIsoTime, required, type CliContext, type CommandGroup } from './context.ts';
 import { withReportsAsOf } from './reports-asof.ts';
+import { pickLanguage } from '../src/http/messages.ts';
 import { campaignLines, creativeLines } from './reports-print.ts';
 
 /** --name options as the endpoint's query (--ad-account is ad_account); unknown options are refused. */
@@ -70,7 +71,8 @@ export const reportCommands: CommandGroup = {
       const query = queryOf(ctx, CreativeReportQuery, ['from', 'to', 'weeks', 'format', 'campaign', 'ad-account', 'tag']);
       const report = await onReadModels(ctx, async (db, asOf) => {
         const scope = await scopeFor(db, organizationId, asOf);
-        return creativeReport(db, scope, resolveCreativeParams(query, scope.today), 'en');
+        // The endpoint's document as a call without Accept-Language gets it: the fatigue reason in the default language.
+        return creativeReport(db, scope, resolveCreativeParams(query, scope.today), pickLanguage(undefined));
       });
       for (const line of creativeLines(report)) ctx.print(line);
       return report;

@@ -3,7 +3,7 @@
 import type { Queryable } from '../../src/db/pool.ts';
 import { Currencies, listAccounts, listAds, listCreativeAccounts, namesAt, syncItems, type Level, type SyncItem } from './catalog.ts';
 import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
-import { totalTiles } from './signed-tiles.ts';
+import { totalTiles, type SignedTile } from './signed-tiles.ts';
 import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
 import { metricsOf, type Metrics } from './metrics.ts';
 import { isMaturing, previousRange, type CampaignParams, type Range } from './params.ts';
@@ -77,6 +77,18 @@ async function labelRows(db: Queryable, organizationId: string, level: Level, ce
   });
 }
 
+/**
+ * Ads with leads in the range or the previous period that only a creative sync knows (no spend row): one row per ad
+ * with its campaign and ad set. Nothing is read when every ad with a creative has spend, as usual.
+ */
+async function creativeOnlyAds(db: Queryable, organizationId: string, tiles: SignedTile[][], ads: { ad_id: string }[], creativeAds: { ad_id: string }[], filter: FactFilter) {
+  const withSpend = new Set(ads.map((a) => a.ad_id));
+  const adIds = creativeAds.map((c) => c.ad_id).filter((id) => !withSpend.has(id));
+  if (!adIds.length) return [];
+  const groups = await Promise.all(tiles.map((t) => leadsBy(db, organizationId, t, { by: 'ad_id' }, { ...filter, adIds })));
+  return groups.flat();
+}
+
 const bySpendThenLeads = (a: CampaignRow, b: CampaignRow) =>
   b.metrics.spend - a.metrics.spend || b.metrics.leads - a.metrics.leads || a.id.localeCompare(b.id) || a.currency.localeCompare(b.currency);
 
@@ -98,6 +110,9 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
     listAccounts(db, organizationId),
   ]);
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);
+  if (params.level !== 'ad') {
+    for (const ad of await creativeOnlyAds(db, organizationId, [tiles, previousTiles], ads, creativeAds, filter)) currencies.learnParents(ad.id, ad.campaign_id, ad.adset_id);
+  }
   const current = fold(spend, leads, currencies, params.level);
   const before = fold(spendBefore, leadsBefore, currencies, params.level);
   const rows = await labelRows(db, organizationId, params.level, [...current.cells.values()].filter((c) => c.id !== ''));

@@ -122,6 +122,17 @@ export class Currencies {
     }
   }
 
+  /**
+   * An ad known only from its creative sync (no spend synced yet) gives its account's currency to its campaign and ad
+   * set, which no spend row named: their leads then count in the currency they count in at the ad level.
+   */
+  learnParents(adId: string, campaignId: string, adsetId: string): void {
+    const currency = this.byId.ad.get(adId);
+    if (!currency) return;
+    if (campaignId && !this.byId.campaign.has(campaignId)) this.byId.campaign.set(campaignId, currency);
+    if (adsetId && !this.byId.adset.has(adsetId)) this.byId.adset.set(adsetId, currency);
+  }
+
   resolve(stored: string, level: Level, id: string, campaignId: string): string {
     return stored || this.byId[level].get(id) || this.byId.campaign.get(campaignId) || this.fallback;
   }

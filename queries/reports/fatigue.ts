@@ -43,7 +43,13 @@ export interface Fatigue {
   frequency_change: number | null;
 }
 
-const round = (x: number, places = 3) => Math.round(x * 10 ** places) / 10 ** places;
+// Nudged before rounding, as roundTo in metrics.ts is (1.0005 * 1000 is 1000.4999999999999).
+const round = (x: number, places = 3) => Math.round(x * 10 ** places * (1 + 1e-12)) / 10 ** places;
+/**
+ * x reaches the threshold "at least": a change exactly on it is computed in binary floating point (0.008 / 0.01 - 1 is
+ * -0.20000000000000007, 3.3 / 3 - 1 is 0.09999999999999987), so it is compared with a margin far below any shown digit.
+ */
+const reaches = (x: number, threshold: number) => x >= threshold - 1e-9;
 const ctrOf = (w: WeekPoint) => (w.impressions > 0 ? w.clicks / w.impressions : 0);
 const frequencyOf = (w: WeekPoint) => (w.reach > 0 ? w.impressions / w.reach : null);
 
@@ -72,18 +78,18 @@ export function fatigueOf(weeks: WeekPoint[]): Fatigue {
   const bestFrequency = frequencyOf(best.w);
   const frequencyChange = lastFrequency !== null && bestFrequency ? lastFrequency / bestFrequency - 1 : null;
 
-  const ctrFell = ctrChange !== null && -ctrChange >= rule.ctrDrop;
-  const cplRose = cplChange !== null && cplChange >= rule.costPerLeadRise;
-  const frequencyRose = frequencyChange !== null && frequencyChange >= rule.frequencyRise;
+  const ctrFell = ctrChange !== null && reaches(-ctrChange, rule.ctrDrop);
+  const cplRose = cplChange !== null && reaches(cplChange, rule.costPerLeadRise);
+  const frequencyRose = frequencyChange !== null && reaches(frequencyChange, rule.frequencyRise);
   // No lead in any active week: cost per lead has nothing to be compared with (spend with no lead before
   // and after is not a rise), so neither "cost per lead not rising" (fresh) nor a cost signal (fatigued)
   // can be said. Click-through and frequency alone can still show the ad tiring.
   const noLeads = active.every(({ w }) => w.leads === 0);
   let verdict: Verdict = 'stable';
   if (noLeads) verdict = ctrFell && frequencyRose ? 'fatiguing' : 'insufficient_data';
-  else if (ctrFell && -ctrChange! >= rule.ctrDropFatigued && cplRose && frequencyRose) verdict = 'fatigued';
+  else if (ctrFell && reaches(-ctrChange!, rule.ctrDropFatigued) && cplRose && frequencyRose) verdict = 'fatigued';
   else if (ctrFell && (cplRose || frequencyRose)) verdict = 'fatiguing';
-  else if ((ctrChange === null || ctrChange >= rule.freshCtrShare - 1) && !cplRose) verdict = 'fresh';
+  else if ((ctrChange === null || reaches(ctrChange, rule.freshCtrShare - 1)) && !cplRose) verdict = 'fresh';
   return {
     verdict,
     best_week: best.i + 1,

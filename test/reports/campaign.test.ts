@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestOrg, TestServer } from '../support/server.ts';
 import { settleReports, startReportServer } from './support.ts';
-import { Given } from './events.ts';
+import { Given, spendDay } from './events.ts';
 import { givenCampaignScenario, PREVIOUS, RANGE } from './scenario.ts';
 import { addDays, localDays } from '../../projections/reporting_shared/days.ts';
 
@@ -140,6 +140,39 @@ test('syncs: the days actually synced, not the span from the first synced day to
   assert.is((await syncs('from=2023-12-01&to=2023-12-31'))[0].covers_range, false);
   assert.is((await syncs('from=2024-02-28&to=2024-03-10'))[0].covers_range, false);
   assert.is((await syncs('from=2023-01-05&to=2023-01-20'))[0].covers_range, true);
+});
+
+test('costs are rounded half up to the cent: 20.15 for 2 leads is 10.08 a lead, 2.01 for 2 is 1.01', async (ctx) => {
+  const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
+  const given = new Given(ctx.server.services.store, org.organizationId);
+  const b1 = { campaign: 'c1', adset: 's1', ad: 'b1' };
+  const b2 = { campaign: 'c1', adset: 's1', ad: 'b2' };
+  await given.accountConnected('act_1', 'PLN');
+  await given.spendSynced('act_1', 'PLN', [spendDay(b1, '2024-03-01', 20.15), spendDay(b2, '2024-03-01', 2.01)]);
+  for (const [id, ad] of [['r1', b1], ['r2', b1], ['r3', b2], ['r4', b2]] as const) await given.leadReceived(id, ad, '2024-03-01T10:00:00Z');
+  await given.stage('r1', 'new', 'sold', '2024-03-02T10:00:00Z', { value: 10.03, currency: 'PLN' });
+  await settleReports(ctx.server, given.last);
+  const res = await ctx.server.request('GET', '/campaigns/report?from=2024-03-01&to=2024-03-01&level=ad', { key: org.key });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal([row(res.body, 'b1').metrics.cost_per_lead, row(res.body, 'b1').metrics.cost_per_sale], [10.08, 20.15]);
+  assert.is(row(res.body, 'b2').metrics.cost_per_lead, 1.01);
+  // 10.03 / 20.15 = 0.497766...; 22.16 / 4 = 5.54.
+  assert.equal([row(res.body, 'b1').metrics.revenue_per_spend, res.body.totals[0].current.cost_per_lead], [0.4978, 5.54]);
+});
+
+test('a lead of an ad known only from its creative counts in its account\'s currency at every level', async (ctx) => {
+  const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
+  const given = new Given(ctx.server.services.store, org.organizationId);
+  await given.accountConnected('act_2', 'EUR');
+  await given.creativeSynced('act_2', 'b1', { video_id: 'VB' }); // no spend synced yet
+  await given.leadReceived('e1', { campaign: 'c9', adset: 's9', ad: 'b1' }, '2024-03-05T10:00:00Z');
+  await settleReports(ctx.server, given.last);
+  const at = async (level: string) => (await ctx.server.request('GET', `/campaigns/report?from=${RANGE.from}&to=${RANGE.to}&level=${level}`, { key: org.key })).body;
+  for (const level of ['campaign', 'adset', 'ad']) {
+    const body = await at(level);
+    assert.equal(body.rows.map((r: any) => [r.id, r.currency, r.metrics.leads]), [[{ campaign: 'c9', adset: 's9', ad: 'b1' }[level], 'EUR', 1]], level);
+    assert.equal(body.totals.map((t: any) => [t.currency, t.current.leads]), [['EUR', 1]], level);
+  }
 });
 
 test('a range of exactly 366 days is answered from the roll-ups; 367 days is a validation_error', async (ctx) => {

@@ -84,6 +84,21 @@ test('spend but no lead in any active week: never fresh; insufficient data unles
   assert.is(fatigueOf([week(20, 1, 100, 0), week(20, 1, 100, 0), week(20, 1, 100, 3)]).verdict, 'fresh');
 });
 
+test('a change exactly on a threshold reaches it ("at least"), though floating point lands a hair short', () => {
+  const w = (impressions: number, clicks: number, reach: number, spend: number, leads: number): WeekPoint => ({ impressions, clicks, reach, spend, leads });
+  // CTR 1% -> 0.9%, exactly 90% of the best week, cost per lead flat: fresh (0.009 / 0.01 - 1 is -0.10000000000000009).
+  assert.is(fatigueOf([w(10_000, 100, 3000, 100, 10), w(10_000, 100, 3000, 100, 10), w(10_000, 90, 3000, 100, 10)]).verdict, 'fresh');
+  // CTR -20% and frequency 3.0 -> 3.3, exactly +10% (3.3 / 3 - 1 is 0.09999999999999987): fatiguing.
+  const frequency = fatigueOf([w(30_000, 300, 10_000, 100, 10), w(30_000, 300, 10_000, 100, 10), w(33_000, 264, 10_000, 110, 11)]);
+  assert.equal([frequency.verdict, frequency.ctr_change, frequency.frequency_change], ['fatiguing', -0.2, 0.1]);
+  // CTR -30% and cost per lead 10 -> 12, exactly +20% (12 / 10 - 1 is 0.19999999999999996): fatiguing.
+  const cost = fatigueOf([w(10_000, 100, 3000, 100, 10), w(10_000, 100, 3000, 100, 10), w(10_000, 70, 3000, 120, 10)]);
+  assert.equal([cost.verdict, cost.cost_per_lead_change], ['fatiguing', 0.2]);
+  // CTR -35%, cost per lead +20%, frequency +10%, each exactly: fatigued.
+  const worn = fatigueOf([w(60_000, 600, 20_000, 100, 10), w(60_000, 600, 20_000, 100, 10), w(66_000, 429, 20_000, 120, 10)]);
+  assert.equal([worn.verdict, worn.ctr_change, worn.cost_per_lead_change, worn.frequency_change], ['fatigued', -0.35, 0.2, 0.1]);
+});
+
 test('momentum: last week against the average earlier week since the first active one', () => {
   const quiet: WeekPoint = { impressions: 0, clicks: 0, reach: 0, spend: 0, leads: 0 };
   assert.is(momentumOf([week(20, 1, 100, 10), week(20, 1, 100, 6), week(20, 1, 100, 12)]), 0.5);

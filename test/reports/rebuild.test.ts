@@ -111,4 +111,13 @@ test('ops reports campaign --as-of prints the past report; ops creatives tag cha
   assert.equal(res.body.rows.map((r: any) => [r.group_id, r.tags]), [['image:IMG1', ['offer:free-trial']]]);
 });
 
+test('ops reports creative --json prints the endpoint\'s document for the same parameters', async (ctx) => {
+  const { server, creatives } = ctx;
+  await settleReports(server);
+  const api = await server.request('GET', `/creatives/report?to=${TO}&weeks=5`, { key: creatives.key });
+  const cli = await runOps(server.db.url, ['reports', 'creative', '--org', creatives.organizationId, '--to', TO, '--weeks', '5', '--json']);
+  assert.is(cli.code, 0, cli.stderr);
+  assert.equal(withoutMoment(JSON.parse(cli.stdout)), withoutMoment(api.body));
+});
+
 test.run();
