@@ -15,7 +15,7 @@ export function isWithinTimeSpan(iso: string): boolean {
   if (!/^([+-]\d{6}|\d{4})-\d{2}-\d{2}/.test(iso)) return true;
   const utc = /^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/i.test(iso) ? iso : `${iso}Z`;
   const at = Date.parse(utc);
-  return Number.isNaN(at) || (at >= EARLIEST && at <= LATEST);
+  return Number.isNaN(at) || isWithinTimeSpanMs(at);
 }
 
 /** Whether a time in milliseconds since the epoch falls in the years 0001-9999 in UTC (NaN does not). */
