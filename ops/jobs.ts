@@ -9,8 +9,7 @@ import { ApiError } from '../commands/shared/errors.ts';
 import { requireOrganization } from '../commands/organization/handlers.ts';
 import { loadAdAccount } from '../commands/adaccount/handlers.ts';
 import { pageAggregate, pageStream } from '../commands/page/page.ts';
-import { sourceAggregate, sourceStream, type SourceCreatedData } from '../commands/source/source.ts';
-import type { EventStore } from '../src/eventstore/port.ts';
+import { readSource } from '../commands/source/handlers.ts';
 import { dayIn, isDay, spendRange } from '../src/processes/jobs/kinds/days.ts';
 import { JobError } from '../src/processes/jobs/handler.ts';
 import { CliError, existingOrganization, platformAccount, platformNumber, positional, positiveInteger, required, type CliContext, type CommandGroup } from './context.ts';
@@ -51,10 +50,10 @@ async function checkTarget(ctx: CliContext, organizationId: string, kind: JobKin
     const { state } = await loadAggregate(store, pageStream(target.id), pageAggregate);
     if (state.organizationId !== organizationId) throw new ApiError('not_found', { page: target.id }, 'page not connected to this organisation (page connect)');
   } else {
-    const { state } = await loadAggregate(store, sourceStream(target.id), sourceAggregate);
+    const { state, created } = await readSource(store, target.id);
     if (!state.exists || state.organizationId !== organizationId) throw new ApiError('not_found', { source: target.id }, 'unknown source in this organisation');
     if (kind === 'sheets_sync' && state.kind !== 'spreadsheet') throw new CliError(`${kind} needs a spreadsheet source; ${target.id} is a ${state.kind} source`);
-    if (kind === 'sheets_sync' && !(await csvUrlOf(store, target.id))) {
+    if (kind === 'sheets_sync' && !created?.csvUrl) {
       throw new CliError(`${kind} needs a sheet to read; source ${target.id} was created without --csv-url (it takes POST /events only)`);
     }
   }
@@ -74,12 +73,6 @@ function checkSpendRange(ctx: CliContext, params: Record<string, unknown>, timez
     if (!(error instanceof JobError)) throw error;
     throw new CliError(`--since must not be after --until (today is ${today} in the account's time zone ${timezone}): ${error.message}`);
   }
-}
-
-/** The published CSV a spreadsheet source reads; null for one created without it (the job would only fail). */
-async function csvUrlOf(store: EventStore, sourceId: string): Promise<string | null> {
-  const events = await store.readStream(sourceStream(sourceId));
-  return (events.find((e) => e.type === 'SourceCreated')?.data as SourceCreatedData | undefined)?.csvUrl ?? null;
 }
 
 /** The day options each kind reads; any other is refused rather than dropped. */

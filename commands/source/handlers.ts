@@ -4,7 +4,7 @@ import { WrongExpectedVersionError, type EventStore, type Position } from '../..
 import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
 import { organizationExists } from '../organization/handlers.ts';
-import { sourceAggregate, sourceStream } from './source.ts';
+import { sourceAggregate, sourceStream, type SourceCreatedData, type SourceState } from './source.ts';
 import { firstChars, MAX_NAME_CHARS } from '../shared/text.ts';
 import { decideCreateSource, decidePauseSource, decideResumeSource } from './decide.ts';
 
@@ -72,6 +72,13 @@ async function changeSource(store: EventStore, sourceId: string, decide: typeof 
   const handled = await handleCommand(store, sourceStream(sourceId), sourceAggregate, (current) =>
     decide(current, { sourceId, now: now.toISOString() }), { organizationId: state.organizationId, actor: 'operator' });
   return handled.append?.position ?? null;
+}
+
+/** A source's state and what it was created with (its CSV address, columns), from one read of its stream. */
+export async function readSource(store: EventStore, sourceId: string): Promise<{ state: SourceState; created: SourceCreatedData | undefined }> {
+  const events = await store.readStream(sourceStream(sourceId));
+  const state = events.reduce((s, e) => sourceAggregate.evolve(s, e as never), sourceAggregate.initialState());
+  return { state, created: events.find((e) => e.type === 'SourceCreated')?.data as SourceCreatedData | undefined };
 }
 
 export const pauseSource = (store: EventStore, sourceId: string, now: Date) => changeSource(store, sourceId, decidePauseSource, now);

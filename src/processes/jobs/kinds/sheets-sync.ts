@@ -4,7 +4,8 @@
 import { parse } from 'csv-parse/sync';
 import { acceptConversion } from '../../../../commands/conversion/handlers.ts';
 import { conversionStream } from '../../../../commands/conversion/conversion.ts';
-import { sourceAggregate, sourceStream, type SourceCreatedData } from '../../../../commands/source/source.ts';
+import type { SourceCreatedData } from '../../../../commands/source/source.ts';
+import { readSource } from '../../../../commands/source/handlers.ts';
 import { scopeId } from '../../../../commands/job/kinds.ts';
 import { ApiError } from '../../../../commands/shared/errors.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
@@ -22,9 +23,7 @@ interface Tally {
 }
 
 async function loadSource(ctx: JobContext, sourceId: string): Promise<{ created: SourceCreatedData; paused: boolean }> {
-  const events = await ctx.services.store.readStream(sourceStream(sourceId));
-  const state = events.reduce((s, e) => sourceAggregate.evolve(s, e as never), sourceAggregate.initialState());
-  const created = events.find((e) => e.type === 'SourceCreated')?.data as SourceCreatedData | undefined;
+  const { state, created } = await readSource(ctx.services.store, sourceId);
   if (!created || state.organizationId !== ctx.organizationId) throw new JobError(`source ${sourceId} does not exist in this organisation`, true);
   if (created.kind !== 'spreadsheet' || !created.csvUrl) throw new JobError(`source ${sourceId} is not a spreadsheet with a CSV address`, true);
   return { created, paused: state.paused };
