@@ -2,11 +2,10 @@
 import { z } from 'zod';
 import { chars } from '../shared/text.ts';
 import { isoFromCaller } from '../shared/time.ts';
+import { isHexDigest } from './validate.ts';
 
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
-
-const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
 /** A time of a resource: ISO 8601 in UTC, documented as date-time like every other resource's. */
 const time = z.iso.datetime();
@@ -25,7 +24,7 @@ export const PostEventBody = z.object({
   event_id: chars(1, 128).optional().describe('Deduplication id; default derived from source, external_id and status'),
   email: opt(254, 'Trimmed, lower-cased and SHA-256 hashed before storage'),
   // A number has at most 32 characters; a SHA-256 hex digest of one (already hashed) is taken too.
-  phone: z.string().max(64).refine((v) => v.length <= 32 || SHA256_HEX.test(v.trim()), 'at most 32 characters, or a SHA-256 hex digest').optional()
+  phone: z.string().max(64).refine((v) => v.length <= 32 || isHexDigest(v.trim()), 'at most 32 characters, or a SHA-256 hex digest').optional()
     .describe('E.164 (or a national number of the organisation\'s country); digits with country code, SHA-256 hashed; or its SHA-256 hex digest'),
   lead_id: opt(32, 'Platform lead id, when the conversion closes a platform lead'),
   user_id: opt(128, "Caller's customer id; trimmed, lower-cased, SHA-256 hashed and sent as external_id"),

@@ -44,9 +44,12 @@ function text(field: string, value: string | undefined, max: number): string | u
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** A SHA-256 hex digest in either case: a caller's value already hashed, which the platform takes as it is. */
+export const isHexDigest = (value: string): boolean => /^[0-9a-f]{64}$/i.test(value);
+
 /** A phone number (at most 32 characters), or its SHA-256 hex digest, lower-cased like an e-mail's. */
 function phoneText(value: string | undefined): string | undefined {
-  if (value !== undefined && /^[0-9a-f]{64}$/i.test(value.trim())) return value.trim().toLowerCase();
+  if (value !== undefined && isHexDigest(value.trim())) return value.trim().toLowerCase();
   return text('phone', value, 32);
 }
 
@@ -72,7 +75,7 @@ function checkValue(value: number | undefined, currency: string | undefined): { 
 }
 
 function checkIdentifiers(c: CheckedInput): void {
-  if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email) && !/^[0-9a-f]{64}$/i.test(c.email)) throw validationError('email', 'an e-mail address');
+  if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email) && !isHexDigest(c.email)) throw validationError('email', 'an e-mail address');
   if (c.clientIpAddress !== undefined && isIP(c.clientIpAddress) === 0) throw validationError('client_ip_address', 'an IPv4 or IPv6 address');
   if (c.eventSourceUrl !== undefined && !/^https?:\/\/\S+$/.test(c.eventSourceUrl)) throw validationError('event_source_url', 'an http(s) URL');
   if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || charCount(id) > 128))) {
