@@ -23,7 +23,7 @@ export const MESSAGES: Record<ErrorCode, Record<Language, string>> = {
   limit_reached: { pl: 'Osiągnięto limit.', en: 'A limit has been reached.' },
   idempotency_in_progress: { pl: 'Zapytanie z tym kluczem idempotencji wciąż trwa; ponów za chwilę.', en: 'A request with this Idempotency-Key is still running; retry shortly.' },
   idempotency_key_reused: { pl: 'Ten sam klucz idempotencji użyty z inną treścią.', en: 'The same Idempotency-Key was used with a different body.' },
-  payload_too_large: { pl: 'Treść zapytania przekracza 64 KB.', en: 'The request body is over 64 KB.' },
+  payload_too_large: { pl: 'Treść zapytania przekracza limit rozmiaru (details.limit_bytes).', en: 'The request body is over the size limit (details.limit_bytes).' },
   internal_error: { pl: 'Błąd po stronie serwera; spróbuj ponownie później.', en: 'Server-side error; retry later.' },
 };
 

@@ -58,7 +58,8 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'param
 export function toApiError(error: unknown): { apiError: ApiError; unexpected: boolean } {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   const e = error as { type?: string; status?: number };
-  if (e?.type === 'entity.too.large') return { apiError: new ApiError('payload_too_large'), unexpected: false };
+  // The limit is the route's: 64 KB for the API, more for the platform's leadgen notices.
+  if (e?.type === 'entity.too.large') return { apiError: new ApiError('payload_too_large', { limit_bytes: (error as { limit?: number }).limit }), unexpected: false };
   // The router could not percent-decode a path segment (e.g. /contacts/%E0%A4%A): a bad parameter.
   if (error instanceof URIError && e.status === 400) {
     return { apiError: new ApiError('validation_error', { fields: [{ field: 'path', message: 'malformed percent-encoding' }] }), unexpected: false };

@@ -90,6 +90,7 @@ test('a body over 64 KB is 413 payload_too_large, refused before it is parsed', 
   const res = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body });
   assert.is(res.status, 413);
   assert.is(res.body.error.code, 'payload_too_large');
+  assert.is(res.body.error.details.limit_bytes, 64 * 1024);
   // Not JSON at all, and still refused for its size alone.
   const junk = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body: '{'.repeat(66 * 1024) });
   assert.is(junk.status, 413);

@@ -210,6 +210,15 @@ test('a notice whose leadgen_id cannot be read (null, empty, an object, a number
   }
 });
 
+test('a notice over 1 MB is 413 payload_too_large naming its own limit, not the API\'s 64 KB', async ({ server }) => {
+  const res = await post(server, JSON.stringify({ object: 'page', entry: [], pad: 'x'.repeat(1024 * 1024) }), 'sha256=00');
+  assert.is(res.status, 413);
+  const body = await res.json() as { error: { code: string; message: string; details: { limit_bytes: number } } };
+  assert.is(body.error.code, 'payload_too_large');
+  assert.is(body.error.details.limit_bytes, 1024 * 1024);
+  assert.not.match(body.error.message, /64 KB/);
+});
+
 test('ops page connect ties a page to an organisation (the token is stored sealed)', async ({ server }) => {
   const org = await server.newOrganization();
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
