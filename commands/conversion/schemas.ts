@@ -21,7 +21,8 @@ export const PostEventBody = z.object({
   // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
   event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true }))]).optional()
     .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
-  event_id: chars(1, 128).optional().describe('Deduplication id; default derived from source, external_id and status'),
+  // Empty or blank counts as absent, as for every other optional text field: the id is then derived.
+  event_id: opt(128, 'Deduplication id; default (also when empty) derived from source, external_id and status'),
   email: opt(254, 'Trimmed, lower-cased and SHA-256 hashed before storage'),
   // A number has at most 32 characters; a SHA-256 hex digest of one (already hashed) is taken too.
   phone: z.string().max(64).refine((v) => v.length <= 32 || isHexDigest(v.trim()), 'at most 32 characters, or a SHA-256 hex digest').optional()

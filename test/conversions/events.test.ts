@@ -161,6 +161,18 @@ test('external_id and status are kept trimmed, and the list filters trim them to
   assert.equal(listed.body.data.map((e: { id: string; external_id: string; status: string }) => [e.id, e.external_id, e.status]), [[res.body.event_id, 'crm-trim', 'won']]);
 });
 
+test('an empty or blank event_id counts as absent, as every optional text field does: the derived id, one event', async ({ server, s }) => {
+  const body = { ...base(s), external_id: 'crm-no-event-id' };
+  const derived = await post(server, s.key, body);
+  assert.is(derived.status, 202, JSON.stringify(derived.body));
+  for (const eventId of ['', '   ']) {
+    const again = await post(server, s.key, { ...body, event_id: eventId });
+    assert.is(again.status, 202, JSON.stringify([eventId, again.body]));
+    assert.is(again.body.event_id, derived.body.event_id);
+    assert.is(again.body.deliveries_created, 0);
+  }
+});
+
 test('event_time in the ISO 8601 forms integrators send: offsets without a colon, without minutes, times without seconds', async ({ server, s }) => {
   const at = new Date(Math.floor((Date.now() - 2 * 3600_000) / 60_000) * 60_000); // two hours ago, on a whole minute
   const pad = (n: number) => String(n).padStart(2, '0');
