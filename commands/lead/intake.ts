@@ -5,7 +5,7 @@ import type { AppendRequest, EventMetadata, Position } from '../../src/eventstor
 import { loadAggregate } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import type { PlatformLead } from '../../src/platform/leads.ts';
-import { ensureFormSource, formSourceId } from '../source/handlers.ts';
+import { ensureFormSource, formSourceId, readSource } from '../source/handlers.ts';
 import { ApiError } from '../shared/errors.ts';
 import { organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
 import { decideLeadFetched, decideReceiveLead } from './decide.ts';
@@ -85,8 +85,9 @@ export async function recordPendingLead(
     if (claim.state.leadId !== null) return known(services, claim.state.leadId);
     const leadId = randomUUID();
     const now = services.now().toISOString();
+    const sourceId = formSourceId(organizationId, input.platformFormId);
     const decided = decideReceiveLead(claim.state, {
-      leadId, organizationId, platformLeadId, contactId: null, sourceId: formSourceId(organizationId, input.platformFormId), formName: '',
+      leadId, organizationId, platformLeadId, contactId: null, sourceId, formName: await knownFormName(services, sourceId, input.platformFormId),
       platformFormId: input.platformFormId, platformPageId: input.platformPageId, ad: null, answers: [], cycle: 0,
       submittedAt: input.submittedAt, receivedAt: now, fetchStatus: 'pending', via: 'webhook',
     });
@@ -96,6 +97,13 @@ export async function recordPendingLead(
     ], metadata);
     return { leadId, contactId: null, created: true, position: appended.position };
   });
+}
+
+/** The form's name as its source knows it from earlier leads; '' for a form not seen yet (or seen without a name). */
+async function knownFormName(services: Services, sourceId: string, platformFormId: string): Promise<string> {
+  const name = (await readSource(services.store, sourceId)).created?.name ?? '';
+  // A form first seen without a name was named by its id (ensureFormSource): no name to show.
+  return name === platformFormId ? '' : name;
 }
 
 /** A pending lead gets its data and its person in one append; a complete lead is returned as it is. */

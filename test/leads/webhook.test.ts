@@ -80,6 +80,16 @@ test('a signed notice is recorded pending at once, then fetched with the page to
   assert.equal([person.body.email, person.body.name, person.body.first_source], ['zofia@example.com', 'Zofia', 'Free consultation']);
 });
 
+test('a pending lead shows its form\'s name when earlier leads made the form known; a form never seen has none yet', async ({ server, org }) => {
+  // form-77 is known from W-1; form-new is not. Neither lead is in the sandbox, so both stay unfetched (failed).
+  for (const [leadId, formId] of [['W-pend-1', 'form-77'], ['W-pend-2', 'form-new']]) {
+    const raw = JSON.stringify(leadgenWebhookBody({ pageId: 'page-77', formId, leadId, createdTime: '2025-06-01T09:00:00Z' }));
+    assert.is((await post(server, raw, signLeadgenPayload(SECRET, raw))).status, 200);
+  }
+  const received = await Promise.all(['W-pend-1', 'W-pend-2'].map(async (id) => (await leadEvents(server, org, id))[0].data as { formName: string }));
+  assert.equal(received.map((d) => d.formName), ['Free consultation', '']);
+});
+
 test('answers carry the form\'s questions as the person saw them (label), from the form\'s questions field', async ({ server, sandbox, org }) => {
   sandbox.seedForm({
     id: 'form-78', pageId: 'page-77', name: 'Budget form',
