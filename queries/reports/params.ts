@@ -80,8 +80,12 @@ function checkRange(range: Range): Range {
   return range;
 }
 
+/** `to` when not given: today, or `from` when that is later (a range of one future day, not a `to` the caller never sent at fault). */
+const defaultTo = (query: { from?: string; to?: string }, today: string): string =>
+  query.to ?? (query.from && query.from > today ? query.from : today);
+
 export function resolveCampaignParams(query: z.infer<typeof CampaignReportQuery>, today: string): CampaignParams {
-  const to = query.to ?? (query.from && query.from > today ? query.from : today);
+  const to = defaultTo(query, today);
   const range = checkRange({ from: query.from ?? addDays(to, -DEFAULT_DAYS_BACK), to });
   const level = query.level ?? 'campaign';
   if (query.campaign !== undefined && level === 'campaign') throw validationError('campaign', 'applies to the adset and ad levels');
@@ -91,7 +95,7 @@ export function resolveCampaignParams(query: z.infer<typeof CampaignReportQuery>
 
 export function resolveCreativeParams(query: z.infer<typeof CreativeReportQuery>, today: string): CreativeParams {
   const weeks = query.weeks ?? 4;
-  const to = query.to ?? today;
+  const to = defaultTo(query, today);
   const weeksFrom = addDays(to, -(7 * weeks - 1));
   const range = checkRange({ from: query.from ?? weeksFrom, to });
   const tag = query.tag === undefined ? undefined : parseTag(query.tag, 'tag');

@@ -105,6 +105,12 @@ test('weeks 4-8; another tag dimension and bad weeks are validation errors', asy
   }
 });
 
+test('a future from without to is a report of that one day, as for campaigns: no error blaming a to never sent', async (ctx) => {
+  const res = await ctx.server.request('GET', '/creatives/report?from=2999-01-01', { key: ctx.org.key });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal([res.body.from, res.body.to, res.body.rows.length], ['2999-01-01', '2999-01-01', 0]);
+});
+
 test('the fatigue reason follows the caller\'s language', async (ctx) => {
   const pl = await report(ctx, '&campaign=c1', 'pl');
   assert.match(row(pl.body, 'video:V1').fatigue.reason, /zmęczona/);
