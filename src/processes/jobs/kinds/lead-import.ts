@@ -4,7 +4,8 @@
 import { open } from '../../../crypto/secretBox.ts';
 import { platformConfigFrom, type PlatformConfig } from '../../../platform/graph.ts';
 import { listFormLeads, listPageForms, withFormLabels, type LeadForm } from '../../../platform/leads.ts';
-import { countryCode, receiveLead } from '../../../../commands/lead/intake.ts';
+import { receiveLead } from '../../../../commands/lead/intake.ts';
+import { organizationSettings } from '../../../../commands/contact/writes.ts';
 import { inLanes, laneKeys } from '../../../../commands/lead/lanes.ts';
 import { pageStream, type PageConnected } from '../../../../commands/page/page.ts';
 import { scopeId } from '../../../../commands/job/kinds.ts';
@@ -42,11 +43,15 @@ async function pageToken(ctx: JobContext, pageId: string): Promise<string> {
   return open(connection.tokenCiphertext, ctx.services.secrets.encryptionKey);
 }
 
-/** Where this run starts reading: the operator's day, the retention window, or the last success. */
-async function startOf(ctx: JobContext): Promise<Date> {
+/** Where this run starts reading: the operator's day (from its start in the organisation's zone, as GET /leads
+ * reads days), the retention window, or the last success. */
+async function startOf(ctx: JobContext, timezone: string): Promise<Date> {
   const now = ctx.services.now().getTime();
   const retention = new Date(now - ctx.services.config.jobs.leadsBackfillDays * DAY_MS);
-  if (isDay(ctx.params.since)) return new Date(`${ctx.params.since}T00:00:00Z`);
+  if (isDay(ctx.params.since)) {
+    const { rows } = await ctx.services.pool.query<{ at: Date }>('SELECT $1::date::timestamp AT TIME ZONE $2 AS at', [ctx.params.since, timezone]);
+    return rows[0].at;
+  }
   if (ctx.params.backfill === true) return retention;
   const last = await lastSuccessStart(ctx.services.pool, ctx.organizationId, 'lead_import', ctx.scope);
   return last ? new Date(Math.max(last.getTime() - OVERLAP_MS, retention.getTime())) : retention;
@@ -85,10 +90,12 @@ export const leadImportJob: JobHandler = async (ctx) => {
   if (!pageId) throw new JobError(`lead_import needs a page scope, not ${ctx.scope}`, true);
   const token = await pageToken(ctx, pageId);
   const cfg = platformConfigFrom(ctx.services.config);
-  const since = await startOf(ctx);
+  const settings = await organizationSettings(ctx.services.store, ctx.organizationId);
+  if (!settings) throw new JobError(`organisation ${ctx.organizationId} does not exist`, true);
+  const { phoneCountryCode, timezone } = settings;
+  const since = await startOf(ctx, timezone);
   const forms = await listPageForms(cfg, pageId, token);
   if (forms.kind !== 'ok') throw new JobError(`the platform refused the forms of page ${pageId}: ${forms.message}`, forms.kind === 'permanent');
-  const phoneCountryCode = await countryCode(ctx.services, ctx.organizationId);
   const tally: Tally = { read: 0, created: 0, known: 0, refused: [] };
   const run: PageRun = { cfg, token, pageId, since, phoneCountryCode, tally };
   for (const form of forms.value) await importForm(ctx, run, form);
