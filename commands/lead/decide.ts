@@ -1,4 +1,4 @@
-// Lead commands: receive (idempotent on the platform lead id), complete a pending lead, record fetch outcomes.
+// Lead commands: receive (idempotent on the platform lead id), complete a lead without its data, record fetch outcomes.
 import { ApiError } from '../shared/errors.ts';
 import type { LeadEvent, LeadFetched, LeadPlatformEvent, LeadPlatformState, LeadReceived, LeadState } from './lead.ts';
 
@@ -12,10 +12,10 @@ export function decideReceiveLead(claim: LeadPlatformState, cmd: LeadReceived): 
   };
 }
 
-/** A pending lead gets its data and its person; a lead already complete stays as it is. */
+/** A lead without its data (pending, or its fetch failed) gets them and its person; a lead already complete stays as it is. */
 export function decideLeadFetched(state: LeadState, cmd: LeadFetched): LeadEvent[] {
   if (!state.exists) throw new ApiError('not_found', { lead_id: cmd.leadId });
-  if (state.fetchStatus !== 'pending') return [];
+  if (state.fetchStatus === 'ready') return [];
   return [{ type: 'LeadFetched', data: cmd }];
 }
 

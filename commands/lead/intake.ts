@@ -38,7 +38,7 @@ async function known(services: Services, leadId: string): Promise<ReceivedLead> 
 
 const formNameOf = (lead: PlatformLead) => lead.formName?.trim() || lead.formId;
 
-/** A whole lead (import, job): made with its person in one append, or found (and completed if pending).
+/** A whole lead (import, job): made with its person in one append, or found (and completed if it has no data yet).
  *  `phoneCountryCode`: the organisation's, when the caller has read it already (an import, once for all its leads). */
 export async function receiveLead(
   services: Services,
@@ -106,7 +106,11 @@ async function knownFormName(services: Services, sourceId: string, platformFormI
   return name === platformFormId ? '' : name;
 }
 
-/** A pending lead gets its data and its person in one append; a complete lead is returned as it is. */
+/**
+ * A lead without its data gets them and its person in one append; a complete lead is returned as it is. Without
+ * data: pending, or failed (the platform refused the fetch: a bad token, a lead it would not show then), which
+ * the whole lead an import or the lead_import job brings later completes, or it would never have its person.
+ */
 export async function completeLead(
   services: Services,
   input: { organizationId: string; leadId: string; lead: PlatformLead; phoneCountryCode?: string },
@@ -116,7 +120,7 @@ export async function completeLead(
   const cc = input.phoneCountryCode ?? await countryCode(services, organizationId);
   return retrying(async () => {
     const { state, revision } = await loadAggregate(services.store, leadStream(leadId), leadAggregate);
-    if (state.fetchStatus !== 'pending') return known(services, leadId);
+    if (state.fetchStatus === 'ready') return known(services, leadId);
     const now = services.now().toISOString();
     // The webhook named the page and the form; the fetched lead object may not repeat them.
     const lead: PlatformLead = { ...input.lead, formId: input.lead.formId || state.platformFormId, pageId: input.lead.pageId ?? state.platformPageId };

@@ -6,7 +6,8 @@
 // Lifecycle. Import and jobs know the whole lead at once: LeadReceived with fetchStatus 'ready', contactId
 // and cycle set. The leadgen webhook only names the lead: LeadReceived with fetchStatus 'pending',
 // contactId/sourceId null and cycle 0; the fetch process then appends LeadFetched (the data, its contact,
-// fetchStatus 'ready'), LeadFetchRetryScheduled on a transient failure, or LeadFetchFailed (reason kept).
+// fetchStatus 'ready'), LeadFetchRetryScheduled on a transient failure, or LeadFetchFailed (reason kept). A
+// failed lead still takes LeadFetched when an import or the lead_import job brings the whole lead later.
 // Whenever a lead gets its contact, ContactLeadLinked is appended to the contact's stream in the same
 // append; it carries everything lead.created needs (lead_id, contact_id, form_id = sourceId,
 // platform_lead_id, cycle, ad), so it is the one event to emit lead.created from.

@@ -19,7 +19,7 @@ export const CreateWebhookBody = z.object({ url, events, description: descriptio
 
 export const PatchWebhookBody = z.object({
   url: url.optional(),
-  events: events.optional(),
+  events: events.optional().describe('Replaces the subscribed events; queued pushes of a type no longer subscribed are dropped (a test ping stays)'),
   description: description.optional(),
   active: z.boolean().optional().describe('false pauses deliveries; true resumes them and resets consecutive_failures'),
 }).strict().refine((b) => Object.keys(b).length > 0, { message: 'give at least one of url, events, description, active' });

@@ -63,6 +63,14 @@ async function applySubscription(tx: Client, event: WebhookEvent, createdAt: str
       const d = event.data;
       await tx.query('UPDATE webhook_subscriptions SET url = COALESCE($3, url), events = COALESCE($4, events) WHERE organization_id = $1 AND id = $2',
         [d.organizationId, d.webhookId, d.changes.url ?? null, d.changes.events ?? null]);
+      // Only subscribed types are sent: pushes still queued of a type the subscription no longer takes go, as
+      // DELETE drops them all (a paused subscription would otherwise send them on resume). A test ping stays.
+      if (fresh && d.changes.events) {
+        await tx.query(
+          `DELETE FROM public.webhook_queue WHERE organization_id = $1 AND webhook_id = $2 AND event_type <> 'ping' AND NOT (event_type = ANY($3::text[]))`,
+          [d.organizationId, d.webhookId, d.changes.events],
+        );
+      }
       return;
     }
     case 'WebhookPaused':

@@ -115,6 +115,23 @@ test('unsubscribed types and other organisations\' events never arrive', async (
   assert.equal(pushesTo(receiver.received, '/other').map((p) => [bodyOf(p).type, bodyOf(p).data.contact_id]), [['contact.created', theirs]]);
 });
 
+test('a type dropped from events by PATCH is not sent, even when it was queued before (paused): a test ping still is', async ({ server, receiver }) => {
+  const org = await server.newOrganization();
+  const hook = await subscribe(server, org, receiver.url('/narrowed'), ['contact.created', 'contact.stage_changed']);
+  await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { active: false } });
+  const contactId = await newContact(server, org);
+  const ping = await server.request('POST', `/webhooks/${hook.id}/test`, { key: org.key });
+  await settled(server);
+  assert.is(await queued(server, org.organizationId), 2, 'contact.created and the ping wait while paused');
+  const narrowed = await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { events: ['contact.stage_changed'] } });
+  assert.equal(narrowed.body.events, ['contact.stage_changed']);
+  assert.is((await server.request('POST', `/contacts/${contactId}/stage`, { key: org.key, body: { stage: 'contacted' } })).status, 200);
+  await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { active: true } });
+  await drained(server, org.organizationId);
+  assert.equal(pushesTo(receiver.received, '/narrowed').map((p) => bodyOf(p).type).sort(), ['contact.stage_changed', 'ping']);
+  assert.ok(pushesTo(receiver.received, '/narrowed').some((p) => bodyOf(p).id === ping.body.delivery_id));
+});
+
 test('a subscription created later does not receive older events', async ({ server, receiver }) => {
   const org = await server.newOrganization();
   await newContact(server, org);
