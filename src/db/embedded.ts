@@ -103,6 +103,15 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
+/** null when absent, or caught half-written by its writer. */
+function readPortFile(portFilePath: string): PortFile | null {
+  try {
+    return JSON.parse(fs.readFileSync(portFilePath, 'utf8')) as PortFile;
+  } catch {
+    return null;
+  }
+}
+
 function postmasterAlive(clusterDir: string): boolean {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return false;
@@ -117,12 +126,13 @@ function postmasterAlive(clusterDir: string): boolean {
  */
 async function runningCluster(dataDir: string, clusterDir: string, notice: (message: string) => void): Promise<PortFile | null> {
   const portFilePath = path.join(dataDir, 'postgres.json');
-  const settleBy = Date.now() + SETTLE_WAIT_MS;
+  let settleBy = Date.now() + SETTLE_WAIT_MS;
   let told = 0;
   for (;;) {
-    const recorded = fs.existsSync(portFilePath) ? JSON.parse(fs.readFileSync(portFilePath, 'utf8')) as PortFile : null;
+    const recorded = readPortFile(portFilePath);
     if (recorded && await canConnect(urlOf(recorded, 'postgres'))) {
       if (recorded.owner !== 'command' || !isAlive(recorded.pid) || recorded.pid === process.pid) return recorded;
+      settleBy = Date.now() + SETTLE_WAIT_MS; // its stop, once the command ends, is waited for in full
       if (Date.now() - told > 10_000) {
         notice(`waiting for the operator command (pid ${recorded.pid}) that started the embedded PostgreSQL to end`);
         told = Date.now();

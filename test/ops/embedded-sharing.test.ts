@@ -31,12 +31,16 @@ function ops(dataDir: string, args: string[]): Promise<{ code: number | null; st
 
 test('a server started while a command holds the cluster waits for the command to end, then keeps a cluster of its own', async ({ dataDir }) => {
   const command = await startEmbeddedPostgres(dataDir, { fast: true, owner: 'command' }); // this test process is the command
-  const starting = start({ DATA_DIR: dataDir, DATABASE_URL: '' });
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  let waiting: () => void = () => {};
+  const saysWaiting = new Promise<void>((resolve) => { waiting = resolve; });
+  const starting = start({ DATA_DIR: dataDir, DATABASE_URL: '' }, false, false, (text) => {
+    if (/waiting for the operator command \(pid \d+\) that started the embedded PostgreSQL to end/.test(text)) waiting();
+  });
+  await Promise.race([saysWaiting, starting]); // started without waiting: the next line's check fails
   await command.stop(); // the command ends: the waiting server starts the cluster itself
   const server = await starting;
   try {
-    assert.match(server.output(), /waiting for the operator command \(pid \d+\) that started the embedded PostgreSQL to end/);
+    assert.match(server.output(), /waiting for the operator command/);
     // Commands now join the server's cluster, and leave it running when they end.
     const org = await ops(dataDir, ['org', 'create', '--name', 'Shared', '--json']);
     assert.is(org.code, 0, org.stderr);

@@ -14,15 +14,16 @@ const startArgs = scripts.start.slice(scripts.start.indexOf(' node ') + ' node '
 export interface Started { child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }
 
 /**
- * The service as `npm start` runs it, once it has logged "service ready". `viaNpm`: under `npm start` itself, as a
+ * The service as `npm start` runs it, once it has logged "service ready" (`onOutput` sees all it printed so far, as it
+ * starts). `viaNpm`: under `npm start` itself, as a
  * container or a supervisor runs it, so a signal goes to npm, which relays it to its child.
  */
-export async function start(env: NodeJS.ProcessEnv, ownGroup = false, viaNpm = false): Promise<Started> {
+export async function start(env: NodeJS.ProcessEnv, ownGroup = false, viaNpm = false, onOutput: (text: string) => void = () => {}): Promise<Started> {
   const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, startArgs];
   const child = spawn(command, args, { cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
   let text = '';
-  child.stdout!.on('data', (chunk) => { text += chunk; });
-  child.stderr!.on('data', (chunk) => { text += chunk; });
+  child.stdout!.on('data', (chunk) => { text += chunk; onOutput(text); });
+  child.stderr!.on('data', (chunk) => { text += chunk; onOutput(text); });
   // 'close', not 'exit': the output's last lines may still be in the pipes when the process has exited.
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const deadline = Date.now() + 90_000;
