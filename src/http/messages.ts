@@ -33,14 +33,17 @@ export const TIMED_OUT: Record<Language, string> = {
   en: 'The database did not answer in time; the outcome of the request is unknown, retry later.',
 };
 
-/** Accept-Language with quality values: English when an en tag outranks pl, Polish otherwise. */
+/**
+ * Accept-Language with quality values: English when an en tag outranks pl, Polish otherwise. Whitespace may stand
+ * on either side of each ';' (RFC 9110 writes the weight `OWS ";" OWS "q=" qvalue`): `en ;q=0.9` is English too.
+ */
 export function pickLanguage(header: string | undefined): Language {
   if (!header) return 'pl';
   let best: { lang: Language; q: number } = { lang: 'pl', q: 0 };
   for (const part of header.split(',')) {
-    const [tag, ...params] = part.trim().toLowerCase().split(';');
-    const qParam = params.find((p) => p.trim().startsWith('q='));
-    const q = qParam ? Number(qParam.trim().slice(2)) : 1;
+    const [tag, ...params] = part.toLowerCase().split(';').map((piece) => piece.trim());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
     const base = tag.split('-')[0];
     if ((base === 'en' || base === 'pl') && q > best.q) best = { lang: base, q };
   }

@@ -102,7 +102,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
     paths[openApiPath(route.path)][route.method] = operation(route, successes[i], schemas);
   });
   const webhooks = webhookPushes(schemas);
-  paths['/openapi.json'] = { get: { operationId: 'getOpenapiJson', summary: 'This document', tags: ['Meta'], security: [], responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } } } };
+  paths['/openapi.json'] = { get: documentOperation() };
   return {
     openapi: '3.1.0',
     info: { title: 'Conversion and Lead Management API', version: '1.0.0', description: 'Contacts, instant-form leads, server-to-server conversions, reports, jobs and webhooks. Error messages are in Polish unless Accept-Language asks for English.' },
@@ -112,6 +112,23 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
     paths,
     webhooks,
     components: { schemas: schemas.components, securitySchemes, headers: componentHeaders, parameters: componentParameters },
+  };
+}
+
+/**
+ * GET /openapi.json: no key, but counted per client address like every request without one (docs/http.md), so its
+ * answers carry the rate-limit headers and it may be refused 429 like any other.
+ */
+function documentOperation(): Record<string, unknown> {
+  const rateLimited = {
+    allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: ['rate_limited'] } } } } }],
+  };
+  return {
+    operationId: 'getOpenapiJson', summary: 'This document', tags: ['Meta'], security: [],
+    responses: {
+      200: { description: 'OpenAPI 3.1 document', headers: headerRefs(EXCHANGE_HEADERS), content: { 'application/json': { schema: { type: 'object' } } } },
+      429: { description: 'Error codes: rate_limited', headers: headerRefs([...EXCHANGE_HEADERS, 'Retry-After']), content: { 'application/json': { schema: rateLimited } } },
+    },
   };
 }
 

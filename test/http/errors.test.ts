@@ -38,6 +38,7 @@ test('Accept-Language with quality values picks the language', () => {
   const cases: [string | undefined, 'pl' | 'en'][] = [
     [undefined, 'pl'], ['en', 'en'], ['en-GB,en;q=0.9', 'en'], ['EN-us', 'en'], ['pl', 'pl'], ['de-DE', 'pl'],
     ['pl;q=0.8, en;q=0.9', 'en'], ['en;q=0.5, pl', 'pl'], ['en;q=0', 'pl'], ['*', 'pl'], ['fr, en;q=0.1', 'en'],
+    ['en ;q=0.9', 'en'], ['pl ;q=0.1 , en ; q=0.2', 'en'], ['en ; q=0.1, pl', 'pl'],
   ];
   for (const [header, expected] of cases) assert.is(pickLanguage(header), expected, String(header));
 });
@@ -50,6 +51,11 @@ test('messages are Polish by default and English for en-GB,en;q=0.9; the code is
   assert.equal(pl.body, { error: { code: 'route_not_found', message: MESSAGES.route_not_found.pl, details: { method: 'GET', path: '/v1/nowhere' } } });
   assert.is(en.body.error.code, 'route_not_found');
   assert.is(en.body.error.message, 'No such endpoint.');
+  // Whitespace before the ';' of a weight is allowed (RFC 9110); it used to leave the tag 'en ' unrecognised.
+  for (const header of ['en ;q=0.9', 'pl ; q=0.1, en ;q=0.5']) {
+    const spaced = await ctx.app.request('GET', '/nowhere', { key: ctx.org.key, headers: { 'accept-language': header } });
+    assert.is(spaced.body.error.message, 'No such endpoint.', header);
+  }
   const unauth = await ctx.app.request('GET', '/me', { headers: { 'accept-language': 'en' } });
   assert.equal(unauth.body, { error: { code: 'unauthorized', message: MESSAGES.unauthorized.en } });
 });

@@ -87,6 +87,23 @@ test('every route is documented with its scope, parameters, body, success and ev
   assert.equal(document.paths['/openapi.json'].get.security, []);
 });
 
+test('every answer of every operation declares X-Request-Id and the three rate-limit headers, the document itself included', async ({ server }) => {
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const real = await server.request('GET', '/openapi.json');
+  assert.ok(real.headers.get('x-ratelimit-limit') && real.headers.get('x-ratelimit-remaining') && real.headers.get('x-ratelimit-reset'));
+  for (const [path, operations] of Object.entries<Record<string, { responses: Record<string, { headers?: object }> }>>(document.paths)) {
+    for (const [method, op] of Object.entries(operations)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const headers = Object.keys(response.headers ?? {});
+        for (const name of ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+          assert.ok(headers.includes(name), `${method} ${path} ${status}: ${name}`);
+        }
+      }
+    }
+  }
+  assert.ok(document.paths['/openapi.json'].get.responses['429'].headers['Retry-After']);
+});
+
 /** What every route declaration must carry so that the document is complete. */
 function missingSchemas(route: RouteDef): string[] {
   const missing: string[] = [];
