@@ -13,6 +13,7 @@ import { startTestServer } from '../support/server.ts';
 import { startSandbox } from '../../ops/sandbox/server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { setupConversions, waitForDeliveries } from '../conversions/support.ts';
+import { startDatabaseProxy } from '../support/proxy.ts';
 import { root, silentPlatform, start, stopWith, type Started } from './service-process.ts';
 
 interface Ctx { db: TestDatabase }
@@ -111,6 +112,36 @@ test('SIGTERM while a delivery waits for a platform that never answers: exit wit
     silent.close();
     await server.stop();
     await sandbox.stop();
+  }
+});
+
+// The stop cut every connection at once (closeAllConnections), so a request in flight got no answer ("socket hang
+// up") while its handler ran on against a pool being closed. The requests here wait on a frozen database.
+test('SIGTERM while requests are in flight: each one answered before the service stops', async () => {
+  const server = await startTestServer();
+  const proxy = await startDatabaseProxy(server.db.url);
+  const org = await server.newOrganization();
+  let started: Started | null = null;
+  try {
+    started = await start({ DATABASE_URL: proxy.url, SHUTDOWN_GRACE: '10s' });
+    const post = (i: number) => fetch(`${started!.url}/contacts`, {
+      method: 'POST', headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: `inflight${i}@x.pl` }),
+    }).then((res) => res.status, (error: Error) => `no answer: ${(error.cause as Error | undefined)?.message ?? error.message}`);
+    assert.is(await post(0), 201);
+    proxy.freeze();
+    const answers = Promise.all([1, 2, 3, 4, 5].map(post));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    started.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    proxy.thaw();
+    assert.equal(await answers, [201, 201, 201, 201, 201], started.output());
+    assert.is(await stopWith(started, 'SIGTERM'), 0, started.output());
+    assert.match(started.output(), /"msg":"stopped"/);
+  } finally {
+    if (started && started.child.exitCode === null) started.child.kill('SIGKILL');
+    proxy.thaw();
+    await proxy.close();
+    await server.stop();
   }
 });
 
