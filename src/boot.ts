@@ -56,12 +56,13 @@ const showConversions: ShowConversions = {
   },
 };
 
-export async function boot(config: Config, options: { log?: Logger; fastEmbedded?: boolean; poolSize?: number } = {}): Promise<Booted> {
+/** `exclusiveEmbedded`: the service refuses an embedded cluster another live process started (the CLI joins it). */
+export async function boot(config: Config, options: { log?: Logger; fastEmbedded?: boolean; exclusiveEmbedded?: boolean; poolSize?: number } = {}): Promise<Booted> {
   const log = options.log ?? createLogger(config.logLevel === 'silent' ? 'silent' : config.logLevel);
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, { fast: options.fastEmbedded, log: (line) => log.debug('postgres', { line: line.trim() }) });
+    embedded = await startEmbeddedPostgres(config.dataDir, { fast: options.fastEmbedded, exclusive: options.exclusiveEmbedded, log: (line) => log.debug('postgres', { line: line.trim() }) });
     url = embedded.url;
   }
   // Each projector's leader keeps one connection for its session lock and batches; requests and process

