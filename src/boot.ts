@@ -60,6 +60,8 @@ export interface BootOptions {
   log?: Logger;
   fastEmbedded?: boolean;
   poolSize?: number;
+  /** The service: refuses an embedded cluster another live server started (src/db/embedded.ts; the CLI joins it). */
+  exclusiveEmbedded?: boolean;
   /** Who stops an embedded cluster this boot starts (src/db/embedded.ts); default the server. */
   embeddedOwner?: ClusterOwner;
   /** Told while the embedded cluster is another process's to wait for; default the log. */
@@ -72,7 +74,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<B
   let url = config.databaseUrl;
   if (!url) {
     embedded = await startEmbeddedPostgres(config.dataDir, {
-      fast: options.fastEmbedded, owner: options.embeddedOwner,
+      fast: options.fastEmbedded, owner: options.embeddedOwner, exclusive: options.exclusiveEmbedded,
       log: (line) => log.debug('postgres', { line: line.trim() }),
       notice: options.onDatabaseWait ?? ((message) => log.info(message)),
     });

@@ -26,6 +26,7 @@ const state: AppState = { ready: false };
 let booted: Booted | null = null;
 let port: number | undefined;
 let server: http.Server;
+let starting: ReturnType<typeof createStartingServer>;
 let app: ReturnType<typeof createApp>;
 // A bad setting, an unreachable database or a port in use: one line saying so and exit code 1, no stack trace.
 // Workers already started are stopped in order first (they may hold claims). The port is taken first, so /healthz
@@ -33,10 +34,10 @@ let app: ReturnType<typeof createApp>;
 try {
   const config = loadConfig();
   port = config.port;
-  const starting = createStartingServer();
+  starting = createStartingServer();
   server = starting.server;
   await listen(server, config.port);
-  booted = await boot(config);
+  booted = await boot(config, { exclusiveEmbedded: true });
   if (config.workers) await booted.startWorkers();
   else await booted.services.waiter.listen();
   if (config.webhookAllowPrivate) booted.services.log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');
@@ -59,8 +60,9 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   state.ready = false;
   log.info('stopping', { signal });
-  server.close();
-  server.closeAllConnections();
+  // Requests in flight are answered first (within SHUTDOWN_GRACE): the database and the projectors they wait on
+  // stay up until then.
+  await starting.drain(config.shutdownGraceMs);
   await closeApp(app);
   await booted!.shutdown();
   log.info('stopped');

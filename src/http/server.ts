@@ -15,13 +15,31 @@ export interface StartingServer {
   server: http.Server;
   /** From now on every request goes to `app`. */
   serve(app: Express): void;
+  /**
+   * The stop: no new connection is taken, the requests in flight are answered (for up to `graceMs`), each
+   * connection is closed after its answer, then any left are cut. Resolves once the server holds no connection.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 /** A server that can listen before the service is ready, so /healthz says "starting" (503) instead of nothing. */
 export function createStartingServer(): StartingServer {
   let handler: http.RequestListener = answerStarting;
   let limiter: RateLimiter | undefined;
-  const server = http.createServer((req, res) => handler(req, res));
+  let draining = false;
+  // The answers still to send: a stop waits for them before it closes the connections and the database.
+  const inFlight = new Set<http.ServerResponse>();
+  let allAnswered: () => void = () => {};
+  const server = http.createServer((req, res) => {
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      if (inFlight.size === 0) allAnswered();
+    });
+    // A request that came on a kept-alive connection during a stop: answered, and its connection closed after it.
+    if (draining) res.setHeader('Connection', 'close');
+    handler(req, res);
+  });
   // Idle keep-alive connections outlive the clients' and load balancers' own idle time-outs (60 s is common), so a
   // client never sends a request on a socket the server is just closing ("socket hang up" / "fetch failed").
   server.keepAliveTimeout = 65_000;
@@ -32,6 +50,20 @@ export function createStartingServer(): StartingServer {
     serve(app) {
       limiter = app.locals.rateLimiter as RateLimiter | undefined;
       handler = app;
+    },
+    async drain(graceMs) {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      if (inFlight.size > 0) {
+        await new Promise<void>((resolve) => {
+          allAnswered = resolve;
+          setTimeout(resolve, graceMs).unref();
+        });
+      }
+      server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -16,13 +16,14 @@ export interface ProjectionStatus {
 /**
  * Advisory lock keys: the leader lock (one running instance per projector); `live`, held shared by
  * transactions that write the projector's rows with their events and exclusively by a rebuild's swap
- * (live.ts). `apply` is kept for callers of older versions; batches and rebuilds now serialise on the
+ * (live.ts); `rebuild`, held by a rebuild for its whole run, so two rebuilds of one projector (two operators,
+ * `--all` twice) take turns instead of sharing, and dropping, one side schema. `apply` is kept for callers of older versions; batches and rebuilds now serialise on the
  * checkpoint row itself.
  */
-export function lockKeys(name: string): { leader: number; apply: number; live: number } {
+export function lockKeys(name: string): { leader: number; apply: number; live: number; rebuild: number } {
   let hash = 0;
   for (const ch of name) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) | 0;
-  return { leader: hash, apply: hash ^ 0x5a5a5a5a, live: hash ^ 0x3c3c3c3c };
+  return { leader: hash, apply: hash ^ 0x5a5a5a5a, live: hash ^ 0x3c3c3c3c, rebuild: hash ^ 0x6b6b6b6b };
 }
 
 export async function ensureCheckpoint(db: Queryable, name: string): Promise<void> {

@@ -4,7 +4,7 @@
 import type { Client, Pool } from '../db/pool.ts';
 import { START, comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.ts';
 import type { Projector } from './projector.ts';
-import { ensureCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
+import { ensureCheckpoint, lockKeys, readCheckpoint, writeCheckpoint } from './checkpoints.ts';
 import { holdLiveWriters } from './live.ts';
 
 type Apply = (tx: Client, events: RecordedEvent[]) => Promise<void>;
@@ -105,6 +105,8 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
   const schema = `rebuild_${projector.name.replace(/\W/g, '_')}`;
   const client = await pool.connect();
   try {
+    // Another rebuild of this projector runs: wait for it (released with this session, whatever happens).
+    await client.query('SELECT pg_advisory_lock($1)', [lockKeys(projector.name).rebuild]);
     const total = store.kind === 'postgres' ? await countEvents(pool, projector.handles) : 0;
     await createSideTables(client, projector, schema);
     // The projector's own way to fill empty tables, when it has one; the locked catch-up uses apply().

@@ -13,6 +13,7 @@ import { startTestServer } from '../support/server.ts';
 import { startSandbox } from '../../ops/sandbox/server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { setupConversions, waitForDeliveries } from '../conversions/support.ts';
+import { startDatabaseProxy } from '../support/proxy.ts';
 import { root, silentPlatform, start, stopWith, type Started } from './service-process.ts';
 
 interface Ctx { db: TestDatabase }
@@ -73,6 +74,39 @@ test('embedded PostgreSQL: SIGTERM to the process, then (restarted) Ctrl-C to th
   }
 });
 
+// A second `npm start` on the same DATA_DIR joined the first one's cluster, and answered 500 to everything (with
+// /healthz 200) once the first stopped it; a service restarted after a kill -9 joined the cluster the dead one left
+// running, and nothing ever stopped that cluster.
+test('embedded PostgreSQL: a second service on one DATA_DIR is refused; after a kill -9 the restarted service stops the cluster left running', async () => {
+  const dataDir = path.join(root, '.test-data', `twice-${process.pid}`);
+  const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+  const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
+  const started: Started[] = [];
+  try {
+    const first = await start(env);
+    started.push(first);
+    const second = await start(env).then((s) => { started.push(s); return 'started'; }, (error: Error) => error.message);
+    assert.match(second, /cannot start: DATA_DIR .* is in use: its embedded PostgreSQL belongs to another running process/);
+
+    const orphan = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    process.kill(orphan, 0); // the killed service's cluster runs on
+
+    const restarted = await start(env);
+    started.push(restarted);
+    const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    assert.is.not(postmaster, orphan, 'the cluster left running was stopped and started again');
+    assert.is(await stopWith(restarted, 'SIGTERM'), 0, restarted.output());
+    assertClusterStopped(pidFile, postmaster);
+  } finally {
+    for (const { child } of started) if (child.exitCode === null) child.kill('SIGKILL');
+    const left = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
+    if (left) try { process.kill(left, 'SIGINT'); } catch { /* gone */ }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 // A stop waited for the platform calls in flight: a delivery send up to its 20 s time-out (lead fetches 30 s and
 // their retries, webhook pushes WEBHOOK_TIMEOUT_MS), while a supervisor's patience before SIGKILL is often 10 s.
 test('SIGTERM while a delivery waits for a platform that never answers: exit within SHUTDOWN_GRACE, the delivery sent after a restart', async () => {
@@ -111,6 +145,36 @@ test('SIGTERM while a delivery waits for a platform that never answers: exit wit
     silent.close();
     await server.stop();
     await sandbox.stop();
+  }
+});
+
+// The stop cut every connection at once (closeAllConnections), so a request in flight got no answer ("socket hang
+// up") while its handler ran on against a pool being closed. The requests here wait on a frozen database.
+test('SIGTERM while requests are in flight: each one answered before the service stops', async () => {
+  const server = await startTestServer();
+  const proxy = await startDatabaseProxy(server.db.url);
+  const org = await server.newOrganization();
+  let started: Started | null = null;
+  try {
+    started = await start({ DATABASE_URL: proxy.url, SHUTDOWN_GRACE: '10s' });
+    const post = (i: number) => fetch(`${started!.url}/contacts`, {
+      method: 'POST', headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: `inflight${i}@x.pl` }),
+    }).then((res) => res.status, (error: Error) => `no answer: ${(error.cause as Error | undefined)?.message ?? error.message}`);
+    assert.is(await post(0), 201);
+    proxy.freeze();
+    const answers = Promise.all([1, 2, 3, 4, 5].map(post));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    started.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    proxy.thaw();
+    assert.equal(await answers, [201, 201, 201, 201, 201], started.output());
+    assert.is(await stopWith(started, 'SIGTERM'), 0, started.output());
+    assert.match(started.output(), /"msg":"stopped"/);
+  } finally {
+    if (started && started.child.exitCode === null) started.child.kill('SIGKILL');
+    proxy.thaw();
+    await proxy.close();
+    await server.stop();
   }
 });
 

@@ -92,4 +92,18 @@ test('a rebuild racing live appends hands over to the live runner: nothing lost,
   assert.equal(await snapshot(ctx, 'rb'), await snapshot(ctx, 'twin'));
 });
 
+// Both used the one side schema: the second dropped the first's half-built tables (the first then failed, "schema
+// rebuild_rb does not exist", or wrote through its search path to the next in line).
+test('two rebuilds of one projector at once take turns: both finish, and the read model equals the live one', async (ctx) => {
+  hooks.beforeWrite = () => new Promise((resolve) => setTimeout(resolve, 20));
+  try {
+    const results = await Promise.allSettled([rebuildProjector(ctx.db.pool, ctx.store, rebuilt), rebuildProjector(ctx.db.pool, ctx.store, rebuilt)]);
+    assert.equal(results.map((r) => (r.status === 'fulfilled' ? 'rebuilt' : String(r.reason))), ['rebuilt', 'rebuilt']);
+  } finally {
+    hooks.beforeWrite = undefined;
+  }
+  assert.equal(await timesApplied(ctx.db.pool, 'rb'), { events: EVENTS + 5000, maxTimes: 1 });
+  assert.equal(await snapshot(ctx, 'rb'), await snapshot(ctx, 'twin'));
+});
+
 test.run();
