@@ -8,6 +8,12 @@ import type { RouteDef } from './route.ts';
 
 const ALWAYS: ErrorCode[] = ['invalid_json', 'validation_error', 'unauthorized', 'key_revoked', 'key_expired', 'insufficient_scope', 'rate_limited', 'internal_error'];
 const EXCHANGE_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/**
+ * Error statuses of a POST that a repeat with the same Idempotency-Key replays (with Idempotent-Replayed): those
+ * answered after the key is claimed (a bad field, an unknown id, a conflict). 401, 403, 413 and invalid JSON come
+ * before the claim, 422 and 409 idempotency_in_progress are the key's own answers, 429 and 5xx are never stored.
+ */
+const REPLAYED_ERROR_STATUSES = [400, 404, 409];
 
 /** Express '/contacts/:id' -> OpenAPI '/contacts/{id}'. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
@@ -47,7 +53,11 @@ function errorResponses(route: RouteDef): Record<string, unknown> {
     const schema = {
       allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
     };
-    const headers = headerRefs(status === 429 ? [...EXCHANGE_HEADERS, 'Retry-After'] : EXCHANGE_HEADERS);
+    const headers = headerRefs([
+      ...EXCHANGE_HEADERS,
+      ...(status === 429 ? ['Retry-After'] : []),
+      ...(route.method === 'post' && REPLAYED_ERROR_STATUSES.includes(status) ? ['Idempotent-Replayed'] : []),
+    ]);
     responses[String(status)] = { description: `Error codes: ${codes.join(', ')}`, headers, content: { 'application/json': { schema } } };
   }
   return responses;

@@ -87,6 +87,28 @@ test('every route is documented with its scope, parameters, body, success and ev
   assert.equal(document.paths['/openapi.json'].get.security, []);
 });
 
+// A repeat of a POST whose first answer was an error replays that error with Idempotent-Replayed: true, so the
+// document lists the header on those error answers too, not only on the success.
+test('Idempotent-Replayed is documented on the error answers of a POST that a repeat replays (400, 404, 409)', async ({ server }) => {
+  const org = await server.newOrganization();
+  const headers = { 'idempotency-key': 'replayed-error' };
+  await server.request('POST', '/contacts', { key: org.key, body: { email: 'twice@example.com' } });
+  const first = await server.request('POST', '/contacts', { key: org.key, body: { email: 'twice@example.com' }, headers });
+  const again = await server.request('POST', '/contacts', { key: org.key, body: { email: 'twice@example.com' }, headers });
+  assert.is(first.status, 409);
+  assert.is(again.status, 409);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const documented = (path: string, method: string, status: string) => Object.keys(document.paths[path][method].responses[status]?.headers ?? {});
+  assert.ok(documented('/contacts', 'post', '409').includes('Idempotent-Replayed'));
+  for (const [path, status] of [['/contacts', '400'], ['/contacts/{id}/notes', '404'], ['/events', '409'], ['/webhooks/{id}/test', '404']]) {
+    assert.ok(documented(path, 'post', status).includes('Idempotent-Replayed'), `POST ${path} ${status}`);
+  }
+  // Not on the answers given before the key is claimed, nor on the key's own answers, nor on other methods.
+  for (const status of ['401', '403', '413', '422', '429', '500']) assert.not.ok(documented('/contacts', 'post', status).includes('Idempotent-Replayed'), status);
+  assert.not.ok(documented('/contacts/{id}', 'patch', '409').includes('Idempotent-Replayed'));
+});
+
 /** What every route declaration must carry so that the document is complete. */
 function missingSchemas(route: RouteDef): string[] {
   const missing: string[] = [];
