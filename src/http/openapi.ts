@@ -50,18 +50,33 @@ function errorResponses(route: RouteDef): Record<string, unknown> {
   for (const code of errorCodesOf(route)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const schema = {
-      allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
-    };
-    const headers = headerRefs([
-      ...EXCHANGE_HEADERS,
-      ...(status === 429 ? ['Retry-After'] : []),
-      ...(route.method === 'post' && REPLAYED_ERROR_STATUSES.includes(status) ? ['Idempotent-Replayed'] : []),
-    ]);
-    responses[String(status)] = { description: `Error codes: ${codes.join(', ')}`, headers, content: { 'application/json': { schema } } };
+    const replayed = route.method === 'post' && REPLAYED_ERROR_STATUSES.includes(status);
+    responses[String(status)] = errorResponse(status, codes, replayed ? ['Idempotent-Replayed'] : []);
   }
   return responses;
 }
+
+/** One error status: the Error body narrowed to its codes, the exchange headers and any the status adds. */
+function errorResponse(status: number, codes: ErrorCode[], moreHeaders: string[] = []): Record<string, unknown> {
+  const schema = {
+    allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
+  };
+  const headers = headerRefs([...EXCHANGE_HEADERS, ...(status === 429 ? ['Retry-After'] : []), ...moreHeaders]);
+  return { description: `Error codes: ${codes.join(', ')}`, headers, content: { 'application/json': { schema } } };
+}
+
+/**
+ * GET /openapi.json itself: no key, but counted per client address like every request without one, so it
+ * carries the rate-limit headers and may be 429.
+ */
+const documentOperation = {
+  operationId: 'getOpenapiJson', summary: 'This document', tags: ['Meta'], security: [],
+  responses: {
+    200: { description: 'OpenAPI 3.1 document', headers: headerRefs(EXCHANGE_HEADERS), content: { 'application/json': { schema: { type: 'object' } } } },
+    429: errorResponse(429, ['rate_limited']),
+    500: errorResponse(500, ['internal_error']),
+  },
+};
 
 function parameters(route: RouteDef, schemas: SchemaCollector): unknown[] {
   const params: unknown[] = [];
@@ -112,7 +127,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
     paths[openApiPath(route.path)][route.method] = operation(route, successes[i], schemas);
   });
   const webhooks = webhookPushes(schemas);
-  paths['/openapi.json'] = { get: { operationId: 'getOpenapiJson', summary: 'This document', tags: ['Meta'], security: [], responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } } } };
+  paths['/openapi.json'] = { get: documentOperation };
   return {
     openapi: '3.1.0',
     info: { title: 'Conversion and Lead Management API', version: '1.0.0', description: 'Contacts, instant-form leads, server-to-server conversions, reports, jobs and webhooks. Error messages are in Polish unless Accept-Language asks for English.' },

@@ -42,6 +42,21 @@ test('GET /v1/openapi.json needs no key and is a valid OpenAPI 3.1 document', as
   await validate(res.body);
 });
 
+// Asked without a key, the document is counted per client address: its answer carries the rate-limit headers
+// and may be 429 like any other, so its own entry says so.
+test('GET /openapi.json documents the headers it answers with, and its 429 and 500', async ({ server }) => {
+  const res = await server.request('GET', '/openapi.json');
+  const op = res.body.paths['/openapi.json'].get;
+  const documented = Object.keys(op.responses['200'].headers ?? {});
+  for (const name of ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+    assert.ok(res.headers.get(name), name);
+    assert.ok(documented.includes(name), `${name} documented`);
+  }
+  assert.ok(Object.keys(op.responses['429'].headers).includes('Retry-After'));
+  assert.equal(op.responses['429'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['rate_limited']);
+  assert.ok(op.responses['500']);
+});
+
 // Every route answers with a trailing slash too (Express's non-strict routing); the key check took
 // /v1/openapi.json/ for an API path and asked for a key.
 test('GET /v1/openapi.json/ (trailing slash) needs no key either; /v1/me/ still does', async ({ server }) => {
