@@ -124,6 +124,26 @@ test('Idempotent-Replayed is documented on the error answers of a POST that a re
   assert.not.ok(documented('/contacts/{id}', 'patch', '409').includes('Idempotent-Replayed'));
 });
 
+// The schema takes tags of up to 200 characters (they are trimmed first), so the limits the server then applies
+// (DESIGN.md: 1-50 characters after trimming, at most 50 on a contact) must be said in words; so must the stage
+// currency's rule, which a bare `type: string` did not show.
+test('the contact bodies document the tag limits and the stage currency rule that the server applies', async ({ server }) => {
+  const org = await server.newOrganization();
+  const refused = await server.request('POST', '/contacts', { key: org.key, body: { email: 'tags@example.com', tags: ['x'.repeat(51)] } });
+  assert.is(refused.status, 400);
+  const wrongCurrency = await server.request('POST', '/contacts/any/stage', { key: org.key, body: { stage: 'sold', value: 1, currency: 'ZZZ' } });
+  assert.is(wrongCurrency.body.error.details.field, 'currency');
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const body = (path: string, method: string) => document.paths[path][method].requestBody.content['application/json'].schema.properties;
+  for (const [path, method, field] of [['/contacts', 'post', 'tags'], ['/contacts/{id}', 'patch', 'tags'], ['/contacts/{id}/tags', 'post', 'add']]) {
+    const tags = body(path, method)[field];
+    assert.match(tags.description, /at most 50 tags on a contact/, `${method} ${path} ${field}`);
+    assert.match(tags.items.description, /1-50 characters after trimming/, `${method} ${path} ${field}[]`);
+  }
+  assert.match(body('/contacts/{id}/tags', 'post').remove.items.description, /1-50 characters after trimming/);
+  assert.match(body('/contacts/{id}/stage', 'post').currency.description, /ISO 4217.*value and currency go together/);
+});
+
 /** What every route declaration must carry so that the document is complete. */
 function missingSchemas(route: RouteDef): string[] {
   const missing: string[] = [];
