@@ -215,12 +215,15 @@ test('campaign and creative reports over spend, creatives and leads of an ad acc
   }
 });
 
-test('webhooks: test ping, rotation, attempts, pause, limit and removal', async (ctx) => {
+const PUSH_TYPES = ['contact.created', 'contact.stage_changed', 'delivery.failed', 'lead.created', 'ping'];
+
+test('webhooks: test ping, rotation, attempts, pause, limit and removal; the pushes received', async (ctx) => {
   const [hook] = (await call(ctx, 'GET', '/webhooks')).body.data;
   await call(ctx, 'GET', '/webhooks/{id}', `/webhooks/${hook.id}`);
   await call(ctx, 'POST', '/webhooks/{id}/test', `/webhooks/${hook.id}/test`);
   await call(ctx, 'POST', '/webhooks/{id}/rotate-secret', `/webhooks/${hook.id}/rotate-secret`);
-  await eventually('pushes attempted', () => ctx.receiver.received.some((push) => push.headers['x-service-event'] === 'ping'));
+  const pushTypes = () => [...new Set(ctx.receiver.received.map((push) => String(push.headers['x-service-event'])))].sort();
+  await eventually('a push of every type', () => pushTypes().length === PUSH_TYPES.length);
   await ctx.server.settle();
   const attempts = await call(ctx, 'GET', '/webhooks/{id}/deliveries', `/webhooks/${hook.id}/deliveries`);
   assert.ok(attempts.body.data.length > 0);
@@ -231,6 +234,21 @@ test('webhooks: test ping, rotation, attempts, pause, limit and removal', async 
   await call(ctx, 'POST', '/webhooks', '/webhooks', { body: { url: 'https://127.0.0.1/x', events: ['lead.created'] } });
   for (let i = 0; i < 10; i++) await call(ctx, 'POST', '/webhooks', '/webhooks', { body: { url: `https://example.com/h${i}`, events: ['lead.created'] } });
   await call(ctx, 'DELETE', '/webhooks/{id}', `/webhooks/${hook.id}`);
+
+  // The pushes the receiver got are what the document's `webhooks` section says: body and headers.
+  for (const push of ctx.receiver.received) {
+    const type = String(push.headers['x-service-event']);
+    const op = ctx.doc.webhooks[type]?.post;
+    if (!op) { ctx.problems.push(`push ${type}: not documented`); continue; }
+    const validate = ctx.ajv.compile(toValidator(op.requestBody.content['application/json'].schema));
+    if (!validate(JSON.parse(push.body))) ctx.problems.push(`push ${type}: ${JSON.stringify(validate.errors?.slice(0, 5))} in ${push.body.slice(0, 300)}`);
+    for (const header of op.parameters) {
+      const value = push.headers[header.name.toLowerCase()];
+      const ok = typeof value === 'string' && (header.schema.type !== 'integer' || /^\d+$/.test(value)) && (!header.schema.pattern || new RegExp(header.schema.pattern).test(value)) && (header.schema.const === undefined || value === header.schema.const);
+      if (!ok) ctx.problems.push(`push ${type}: header ${header.name}: ${value}`);
+    }
+  }
+  assert.equal(pushTypes(), PUSH_TYPES);
 });
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
