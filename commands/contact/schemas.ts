@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { chars } from '../shared/text.ts';
 import { NOTE_KINDS, STAGES } from './contact.ts';
-import { TAGS_PER_CONTACT } from './fields.ts';
+import { TAG_MAX_LENGTH, TAGS_PER_CONTACT } from './fields.ts';
 import { isoFromCaller, isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../shared/time.ts';
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
@@ -50,26 +50,29 @@ export const StageResultSchema = z.object({
   leads_without_send: z.number().int(),
 }).meta({ id: 'StageResult' });
 
-const tags = z.array(chars(0, 200)).max(TAGS_PER_CONTACT * 2);
+// A tag is checked after trimming (cleanTags): the schema takes padded ones, and says the rule in the document.
+const TAG_RULE = `each 1-${TAG_MAX_LENGTH} characters after trimming; at most ${TAGS_PER_CONTACT} tags on a contact`;
+const tags = z.array(chars(0, 200).describe(`A tag: 1-${TAG_MAX_LENGTH} characters after trimming`)).max(TAGS_PER_CONTACT * 2);
 
 export const CreateContactBody = z.object({
   name: chars(0, 200).optional(),
   phone: z.string().max(40).optional().describe('With its country code (+48...) or 9 national digits; stored in E.164'),
   email: chars(0, 254).optional(),
-  tags: tags.optional(),
+  tags: tags.optional().describe(`Tags: ${TAG_RULE}`),
 }).strict();
 
 export const PatchContactBody = z.object({
   name: chars(0, 200).optional(),
   phone: z.string().max(40).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
   email: chars(0, 254).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
-  tags: tags.optional().describe('Replaces all tags'),
+  tags: tags.optional().describe(`Replaces all tags: ${TAG_RULE}`),
 }).strict();
 
 export const StageBody = z.object({
   stage: StageSchema,
   value: z.number().nonnegative().max(1e12).optional().describe('Sale value, counted once on the newest lead whose event is queued'),
-  currency: z.string().transform((c) => c.toUpperCase()).refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code').optional(),
+  currency: z.string().transform((c) => c.toUpperCase()).refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code').optional()
+    .describe('ISO 4217 currency code of the value, e.g. PLN (any case); value and currency go together'),
 }).strict();
 
 export const NoteBody = z.object({
@@ -80,8 +83,8 @@ export const NoteBody = z.object({
 }).strict();
 
 export const TagsBody = z.object({
-  add: tags.default([]),
-  remove: tags.default([]),
+  add: tags.default([]).describe(`Tags to add: ${TAG_RULE}`),
+  remove: tags.default([]).describe(`Tags to remove, each 1-${TAG_MAX_LENGTH} characters after trimming; add and remove may not both be empty`),
 }).strict();
 
 export const SmsOptoutBody = z.object({ sms_optout: z.boolean() }).strict();

@@ -8,6 +8,12 @@ import type { RouteDef } from './route.ts';
 
 const ALWAYS: ErrorCode[] = ['invalid_json', 'validation_error', 'unauthorized', 'key_revoked', 'key_expired', 'insufficient_scope', 'rate_limited', 'internal_error'];
 const EXCHANGE_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+/**
+ * Error statuses of a POST that a repeat with the same Idempotency-Key replays (with Idempotent-Replayed): those
+ * answered after the key is claimed (a bad field, an unknown id, a conflict). 401, 403, 413 and invalid JSON come
+ * before the claim, 422 and 409 idempotency_in_progress are the key's own answers, 429 and 5xx are never stored.
+ */
+const REPLAYED_ERROR_STATUSES = [400, 404, 409];
 
 /** Express '/contacts/:id' -> OpenAPI '/contacts/{id}'. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
@@ -44,14 +50,33 @@ function errorResponses(route: RouteDef): Record<string, unknown> {
   for (const code of errorCodesOf(route)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const schema = {
-      allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
-    };
-    const headers = headerRefs(status === 429 ? [...EXCHANGE_HEADERS, 'Retry-After'] : EXCHANGE_HEADERS);
-    responses[String(status)] = { description: `Error codes: ${codes.join(', ')}`, headers, content: { 'application/json': { schema } } };
+    const replayed = route.method === 'post' && REPLAYED_ERROR_STATUSES.includes(status);
+    responses[String(status)] = errorResponse(status, codes, replayed ? ['Idempotent-Replayed'] : []);
   }
   return responses;
 }
+
+/** One error status: the Error body narrowed to its codes, the exchange headers and any the status adds. */
+function errorResponse(status: number, codes: ErrorCode[], moreHeaders: string[] = []): Record<string, unknown> {
+  const schema = {
+    allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
+  };
+  const headers = headerRefs([...EXCHANGE_HEADERS, ...(status === 429 ? ['Retry-After'] : []), ...moreHeaders]);
+  return { description: `Error codes: ${codes.join(', ')}`, headers, content: { 'application/json': { schema } } };
+}
+
+/**
+ * GET /openapi.json itself: no key, but counted per client address like every request without one, so it
+ * carries the rate-limit headers and may be 429.
+ */
+const documentOperation = {
+  operationId: 'getOpenapiJson', summary: 'This document', tags: ['Meta'], security: [],
+  responses: {
+    200: { description: 'OpenAPI 3.1 document', headers: headerRefs(EXCHANGE_HEADERS), content: { 'application/json': { schema: { type: 'object' } } } },
+    429: errorResponse(429, ['rate_limited']),
+    500: errorResponse(500, ['internal_error']),
+  },
+};
 
 function parameters(route: RouteDef, schemas: SchemaCollector): unknown[] {
   const params: unknown[] = [];
@@ -102,7 +127,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
     paths[openApiPath(route.path)][route.method] = operation(route, successes[i], schemas);
   });
   const webhooks = webhookPushes(schemas);
-  paths['/openapi.json'] = { get: documentOperation() };
+  paths['/openapi.json'] = { get: documentOperation };
   return {
     openapi: '3.1.0',
     info: { title: 'Conversion and Lead Management API', version: '1.0.0', description: 'Contacts, instant-form leads, server-to-server conversions, reports, jobs and webhooks. Error messages are in Polish unless Accept-Language asks for English.' },
@@ -112,23 +137,6 @@ export function buildOpenApi(routes: readonly RouteDef[]): JsonSchema {
     paths,
     webhooks,
     components: { schemas: schemas.components, securitySchemes, headers: componentHeaders, parameters: componentParameters },
-  };
-}
-
-/**
- * GET /openapi.json: no key, but counted per client address like every request without one (docs/http.md), so its
- * answers carry the rate-limit headers and it may be refused 429 like any other.
- */
-function documentOperation(): Record<string, unknown> {
-  const rateLimited = {
-    allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: ['rate_limited'] } } } } }],
-  };
-  return {
-    operationId: 'getOpenapiJson', summary: 'This document', tags: ['Meta'], security: [],
-    responses: {
-      200: { description: 'OpenAPI 3.1 document', headers: headerRefs(EXCHANGE_HEADERS), content: { 'application/json': { schema: { type: 'object' } } } },
-      429: { description: 'Error codes: rate_limited', headers: headerRefs([...EXCHANGE_HEADERS, 'Retry-After']), content: { 'application/json': { schema: rateLimited } } },
-    },
   };
 }
 

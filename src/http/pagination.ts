@@ -17,6 +17,9 @@ const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
  */
 export const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
 
+/** What updated_since accepts: a day, or a day and time with or without seconds and an offset (see lenientTime). */
+const CALLER_TIME = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
 export const listParams = {
   limit: z.preprocess((v) => decimalInteger(blankIsAbsent(v)), z.number().int().min(1).max(100).default(25)).describe('Page size, 1-100'),
   // Any string: whatever is not a cursor of this list is invalid_cursor, not validation_error.
@@ -24,7 +27,9 @@ export const listParams = {
   order: z.preprocess((v) => (typeof v === 'string' ? blankIsAbsent(v.toLowerCase()) : v), z.enum(['asc', 'desc']).default('desc'))
     .describe('Sort by updated_at then id'),
   updated_since: z.preprocess((v) => lenientTime(blankIsAbsent(v)), z.iso.datetime({ offset: true }).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE).optional())
-    .describe('Only records changed at or after this time (ISO 8601; without an offset it is UTC)'),
+    .describe('Only records changed at or after this time: ISO 8601, e.g. 2024-05-01T10:00:00Z or 2024-05-01T12:00+02:00; without an offset it is UTC, a bare day is its midnight UTC')
+    // The forms lenientTime reads, in place of the offset-only date-time pattern the inner schema would publish.
+    .meta({ pattern: CALLER_TIME.source }),
 };
 
 /**

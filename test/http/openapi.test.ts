@@ -42,6 +42,21 @@ test('GET /v1/openapi.json needs no key and is a valid OpenAPI 3.1 document', as
   await validate(res.body);
 });
 
+// Asked without a key, the document is counted per client address: its answer carries the rate-limit headers
+// and may be 429 like any other, so its own entry says so.
+test('GET /openapi.json documents the headers it answers with, and its 429 and 500', async ({ server }) => {
+  const res = await server.request('GET', '/openapi.json');
+  const op = res.body.paths['/openapi.json'].get;
+  const documented = Object.keys(op.responses['200'].headers ?? {});
+  for (const name of ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+    assert.ok(res.headers.get(name), name);
+    assert.ok(documented.includes(name), `${name} documented`);
+  }
+  assert.ok(Object.keys(op.responses['429'].headers).includes('Retry-After'));
+  assert.equal(op.responses['429'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['rate_limited']);
+  assert.ok(op.responses['500']);
+});
+
 // Every route answers with a trailing slash too (Express's non-strict routing); the key check took
 // /v1/openapi.json/ for an API path and asked for a key.
 test('GET /v1/openapi.json/ (trailing slash) needs no key either; /v1/me/ still does', async ({ server }) => {
@@ -102,6 +117,48 @@ test('every answer of every operation declares X-Request-Id and the three rate-l
     }
   }
   assert.ok(document.paths['/openapi.json'].get.responses['429'].headers['Retry-After']);
+});
+
+// A repeat of a POST whose first answer was an error replays that error with Idempotent-Replayed: true, so the
+// document lists the header on those error answers too, not only on the success.
+test('Idempotent-Replayed is documented on the error answers of a POST that a repeat replays (400, 404, 409)', async ({ server }) => {
+  const org = await server.newOrganization();
+  const headers = { 'idempotency-key': 'replayed-error' };
+  await server.request('POST', '/contacts', { key: org.key, body: { email: 'twice@example.com' } });
+  const first = await server.request('POST', '/contacts', { key: org.key, body: { email: 'twice@example.com' }, headers });
+  const again = await server.request('POST', '/contacts', { key: org.key, body: { email: 'twice@example.com' }, headers });
+  assert.is(first.status, 409);
+  assert.is(again.status, 409);
+  assert.is(again.headers.get('idempotent-replayed'), 'true');
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const documented = (path: string, method: string, status: string) => Object.keys(document.paths[path][method].responses[status]?.headers ?? {});
+  assert.ok(documented('/contacts', 'post', '409').includes('Idempotent-Replayed'));
+  for (const [path, status] of [['/contacts', '400'], ['/contacts/{id}/notes', '404'], ['/events', '409'], ['/webhooks/{id}/test', '404']]) {
+    assert.ok(documented(path, 'post', status).includes('Idempotent-Replayed'), `POST ${path} ${status}`);
+  }
+  // Not on the answers given before the key is claimed, nor on the key's own answers, nor on other methods.
+  for (const status of ['401', '403', '413', '422', '429', '500']) assert.not.ok(documented('/contacts', 'post', status).includes('Idempotent-Replayed'), status);
+  assert.not.ok(documented('/contacts/{id}', 'patch', '409').includes('Idempotent-Replayed'));
+});
+
+// The schema takes tags of up to 200 characters (they are trimmed first), so the limits the server then applies
+// (DESIGN.md: 1-50 characters after trimming, at most 50 on a contact) must be said in words; so must the stage
+// currency's rule, which a bare `type: string` did not show.
+test('the contact bodies document the tag limits and the stage currency rule that the server applies', async ({ server }) => {
+  const org = await server.newOrganization();
+  const refused = await server.request('POST', '/contacts', { key: org.key, body: { email: 'tags@example.com', tags: ['x'.repeat(51)] } });
+  assert.is(refused.status, 400);
+  const wrongCurrency = await server.request('POST', '/contacts/any/stage', { key: org.key, body: { stage: 'sold', value: 1, currency: 'ZZZ' } });
+  assert.is(wrongCurrency.body.error.details.field, 'currency');
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const body = (path: string, method: string) => document.paths[path][method].requestBody.content['application/json'].schema.properties;
+  for (const [path, method, field] of [['/contacts', 'post', 'tags'], ['/contacts/{id}', 'patch', 'tags'], ['/contacts/{id}/tags', 'post', 'add']]) {
+    const tags = body(path, method)[field];
+    assert.match(tags.description, /at most 50 tags on a contact/, `${method} ${path} ${field}`);
+    assert.match(tags.items.description, /1-50 characters after trimming/, `${method} ${path} ${field}[]`);
+  }
+  assert.match(body('/contacts/{id}/tags', 'post').remove.items.description, /1-50 characters after trimming/);
+  assert.match(body('/contacts/{id}/stage', 'post').currency.description, /ISO 4217.*value and currency go together/);
 });
 
 /** What every route declaration must carry so that the document is complete. */

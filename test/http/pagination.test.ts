@@ -135,4 +135,21 @@ test('pages are keyset pages: a row changed between two pages does not shift the
   assert.is(second.body.data[2].updated_at, items[0].at);
 });
 
+// The document's pattern for updated_since is the server's reading of it: every form the list takes (a bare day, no
+// offset, +0200, no seconds) matches it, and what the list refuses does not. It published the strict
+// offset-required date-time pattern, against its own description ("without an offset it is UTC").
+test('updated_since: the forms the list accepts are the ones the OpenAPI document\'s pattern allows', async (ctx) => {
+  const document = (await ctx.app.request('GET', '/openapi.json')).body;
+  const param = document.paths['/contacts'].get.parameters.find((p: { name?: string }) => p.name === 'updated_since');
+  assert.is(param.schema.format, 'date-time');
+  const pattern = new RegExp(param.schema.pattern, 'u');
+  const accepted = ['2026-03-01T10:00:00Z', '2026-03-01T10:00:00.123Z', '2026-03-01T12:00:00+02:00', '2026-03-01T12:00+0200', '2026-03-01T12:00:00+02', '2026-03-01T10:00:00', '2026-03-01T10:00', '2026-03-01', '2026-03-01 10:00:00z'];
+  const refused = ['yesterday', '2026-03-01T10', '03/01/2026', '2026-03-01T10:00:00 UTC', '1772359200'];
+  for (const value of [...accepted, ...refused]) {
+    const res = await ctx.server.request('GET', `/contacts?updated_since=${encodeURIComponent(value)}`, { key: ctx.org.key });
+    assert.is(res.status, accepted.includes(value) ? 200 : 400, `${value}: ${JSON.stringify(res.body)}`);
+    assert.is(pattern.test(value), accepted.includes(value), `${value} against ${param.schema.pattern}`);
+  }
+});
+
 test.run();
