@@ -61,9 +61,9 @@ export interface TotalItem {
 export function totals(current: Map<string, Sums>, previous: Map<string, Sums>): TotalItem[] {
   const currencies = [...new Set([...current.keys(), ...previous.keys()])].sort();
   return currencies.map((currency) => {
-    const now = metricsOf(current.get(currency) ?? emptySums());
-    const before = metricsOf(previous.get(currency) ?? emptySums());
-    return { currency, current: now, previous: before, change: changesOf(now, before) };
+    const now = current.get(currency) ?? emptySums();
+    const before = previous.get(currency) ?? emptySums();
+    return { currency, current: metricsOf(now), previous: metricsOf(before), change: changesOf(now, before) };
   });
 }
 

@@ -94,14 +94,20 @@ export function changeOf(current: number | null, previous: number | null): numbe
   return roundTo(current / previous - 1, 4);
 }
 
-export function changesOf(current: Metrics, previous: Metrics) {
+const per = (num: number, den: number): number | null => (den === 0 ? null : num / den);
+
+/**
+ * The changes of two periods' sums, not of their rounded metrics: a cost per lead shown in cents would move the
+ * ratio (6.46 against 7.00 is -0.0771; 38.75 / 6 against 7 / 1 is -0.0774), and by half when the costs are cents.
+ */
+export function changesOf(current: Sums, previous: Sums) {
   return {
     spend: changeOf(current.spend, previous.spend),
     leads: changeOf(current.leads, previous.leads),
     qualified: changeOf(current.qualified, previous.qualified),
     sales: changeOf(current.sales, previous.sales),
     revenue: changeOf(current.revenue, previous.revenue),
-    cost_per_lead: changeOf(current.cost_per_lead, previous.cost_per_lead),
-    cost_per_sale: changeOf(current.cost_per_sale, previous.cost_per_sale),
+    cost_per_lead: changeOf(per(current.spend, current.leads), per(previous.spend, previous.leads)),
+    cost_per_sale: changeOf(per(current.spend, current.sales), per(previous.spend, previous.sales)),
   };
 }

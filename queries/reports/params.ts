@@ -28,6 +28,8 @@ const day = (what: string) => z.iso.date()
 const id = (what: string) => z.string().min(1).max(100).describe(what);
 
 const WEEKS = 'an integer from 4 to 8';
+/** An ad account as connected accounts are held (ACCOUNT_ID, act_<digits>), or its digits alone. */
+const AD_ACCOUNT = /^(?:act_)?\d{1,30}$/;
 
 export const CampaignReportQuery = z.object({
   from: day('First day, YYYY-MM-DD in the organisation\'s time zone (default: 30 days before `to`, i.e. 30 days ago when `to` is not given; the range then spans 31 days).').optional(),
@@ -42,9 +44,11 @@ export const CreativeReportQuery = z.object({
   to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today); the last week ends on it.').optional(),
   format: z.string().min(1).max(50).describe('Creative format, e.g. video, image, carousel.').optional(),
   campaign: id('Platform campaign id: only spend and leads of this campaign.').optional(),
-  // The platform's ad account id is the number; its Graph node (and the CLI's --account) is act_ + number.
-  ad_account: id('Ad account id, act_<number> or the number alone: only ads of this account.')
-    .transform((a) => (/^\d+$/.test(a) ? `act_${a}` : a)).optional(),
+  // The platform's ad account id is the number; its Graph node (and the CLI's --account) is act_ + number. Any
+  // other text names no account the service can hold (connect refuses it), so it is a bad value, not an empty report.
+  ad_account: z.string().regex(AD_ACCOUNT, 'an ad account id: act_<number> or the number alone')
+    .describe('Ad account id, act_<number> or the number alone: only ads of this account.')
+    .transform((a) => (a.startsWith('act_') ? a : `act_${a}`)).optional(),
   tag: z.string().min(3).max(60).describe('dimension:value with dimension hook, creator or offer.').optional(),
   // An integer as the spec types it (and the OpenAPI document then shows), written in decimal digits as `limit` is.
   weeks: z.preprocess(decimalInteger,

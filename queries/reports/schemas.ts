@@ -28,7 +28,7 @@ const Change = z.object({
   revenue: z.number().nullable(),
   cost_per_lead: z.number().nullable(),
   cost_per_sale: z.number().nullable(),
-}).meta({ id: 'ReportChange', description: 'Signed relative change of the current period against the previous one (0.25 = +25%, -0.1 = -10%); null when the previous value is 0 or null.' });
+}).meta({ id: 'ReportChange', description: 'Signed relative change of the current period against the previous one (0.25 = +25%, -0.1 = -10%), from the unrounded figures; null when the previous value is 0 or null.' });
 
 export const Total = z.object({
   currency: z.string().describe('ISO 4217 currency of every money figure of this item.'),

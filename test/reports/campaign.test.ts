@@ -160,6 +160,25 @@ test('costs are rounded half up to the cent: 20.15 for 2 leads is 10.08 a lead, 
   assert.equal([row(res.body, 'b1').metrics.revenue_per_spend, res.body.totals[0].current.cost_per_lead], [0.4978, 5.54]);
 });
 
+test('the change of a cost against the previous period is of the costs, not of their cents: 0.045 against 0.04 a lead is +12.5%', async (ctx) => {
+  const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
+  const given = new Given(ctx.server.services.store, org.organizationId);
+  const ad = { campaign: 'c1', adset: 's1', ad: 'k1' };
+  await given.accountConnected('act_1', 'PLN');
+  // Previous day: 0.80 for 20 leads (0.04 a lead, one sale); this day: 0.90 for 20 leads (0.045, shown 0.05; one sale).
+  await given.spendSynced('act_1', 'PLN', [spendDay(ad, '2024-03-01', 0.8), spendDay(ad, '2024-03-02', 0.9)]);
+  for (let i = 0; i < 40; i++) await given.leadReceived(`k${i}`, ad, `2024-03-0${i < 20 ? 1 : 2}T10:00:00Z`);
+  await given.stage('k0', 'new', 'sold', '2024-03-03T10:00:00Z', { value: 10, currency: 'PLN' });
+  await given.stage('k20', 'new', 'sold', '2024-03-03T10:00:00Z', { value: 10, currency: 'PLN' });
+  await settleReports(ctx.server, given.last);
+  const res = await ctx.server.request('GET', '/campaigns/report?from=2024-03-02&to=2024-03-02', { key: org.key });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  const [pln] = res.body.totals;
+  assert.equal([pln.current.cost_per_lead, pln.previous.cost_per_lead], [0.05, 0.04]);
+  // 0.045 / 0.04 - 1 and 0.9 / 0.8 - 1; the shown cents would give 0.25.
+  assert.equal([pln.change.cost_per_lead, pln.change.cost_per_sale, pln.change.spend], [0.125, 0.125, 0.125]);
+});
+
 test('a lead of an ad known only from its creative counts in its account\'s currency at every level', async (ctx) => {
   const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
   const given = new Given(ctx.server.services.store, org.organizationId);

@@ -84,6 +84,12 @@ test('format, ad account and tag filters', async (ctx) => {
   const bare = await report(ctx, '&ad_account=2');
   assert.is(bare.status, 200);
   assert.equal({ ...bare.body, as_of: undefined }, { ...eur.body, as_of: undefined });
+  // Text in neither form names no account (connect holds only act_<digits>): a bad value, not an empty report.
+  for (const query of ['&ad_account=foo', '&ad_account=act_', '&ad_account=act_2x', '&ad_account=Account%202']) {
+    const bad = await report(ctx, query);
+    assert.is(bad.status, 400, query);
+    assert.equal([bad.body.error.code, bad.body.error.details.field], ['validation_error', 'ad_account'], query);
+  }
   const hook = await report(ctx, '&tag=hook:question');
   assert.equal(hook.body.rows.map((r: any) => r.group_id), ['video:V1']);
   const creator = await report(ctx, '&tag=creator:anna');
