@@ -1,11 +1,8 @@
 // `ops creatives tag --org ID GROUP_ID DIMENSION:VALUE...` (an empty value clears the dimension) and
-// `ops creatives list --org ID`: the creative groups with their ads and tags, to find a group id. Only a group
-// some synced ad shows can be tagged.
+// `ops creatives list --org ID`: the creative groups with their ads and tags, to find a group id.
 import { tagCreativeGroup } from '../commands/creativegroup/handlers.ts';
 import { parseTag } from '../commands/creativegroup/decide.ts';
-import { creativeGroupKnown, listCreativeAds, listGroupTags } from '../queries/reports/catalog.ts';
-import { requireOrganization } from '../commands/organization/handlers.ts';
-import { ApiError } from '../commands/shared/errors.ts';
+import { listCreativeAds, listGroupTags } from '../queries/reports/catalog.ts';
 import { selectGroups } from '../queries/reports/creative-groups.ts';
 import { CliError, existingOrganization, positional, required, type CommandGroup } from './context.ts';
 
@@ -17,12 +14,6 @@ export const creativeCommands: CommandGroup = {
       const groupId = positional(ctx, 0, 'group id (video:ID, image:HASH or creative:ID)');
       if (ctx.args.length < 2) throw new CliError('name at least one DIMENSION:VALUE');
       const changes = ctx.args.slice(1).map((text) => parseTag(text));
-      // A group no synced ad shows (a typo, another organisation's) would keep tags no report ever filters by.
-      await requireOrganization(ctx.services.store, organizationId);
-      await ctx.settle();
-      if (!(await creativeGroupKnown(ctx.services.pool, organizationId, groupId))) {
-        throw new ApiError('not_found', { group_id: groupId }, `no creative group ${groupId} in this organisation (ops creatives list names them)`);
-      }
       const tagged = await tagCreativeGroup(ctx.services.store, { organizationId, groupId, changes }, ctx.services.now());
       if (tagged.position) await ctx.settle(tagged.position);
       ctx.print(`${groupId}: ${tagged.tags.join(' ') || '(no tags)'}${tagged.position ? '' : ' (unchanged)'}`);

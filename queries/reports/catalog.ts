@@ -94,12 +94,6 @@ export async function listCreativeAccounts(db: Queryable, organizationId: string
   return rows;
 }
 
-/** Whether some synced ad of the organisation shows this creative group (video:, image: or creative: id). */
-export async function creativeGroupKnown(db: Queryable, organizationId: string, groupId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM report_creative_ads WHERE organization_id = $1 AND group_id = $2 LIMIT 1', [organizationId, groupId]);
-  return rows.length > 0;
-}
-
 export async function listGroupTags(db: Queryable, organizationId: string): Promise<Map<string, string[]>> {
   const { rows } = await db.query<{ group_id: string; tags: string[] }>(
     'SELECT group_id, tags FROM report_creative_tags WHERE organization_id = $1',

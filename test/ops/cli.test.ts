@@ -5,8 +5,6 @@ import * as assert from 'uvu/assert';
 import { CliError, parseCommandLine } from '../../ops/context.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { runOps } from '../reports/cli.ts';
-import { Given } from '../reports/events.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 
 interface Ctx { db: TestDatabase }
 const test = suite<Ctx>('Operator CLI: --json always means one JSON document; a missing value or an unknown option is exit 2');
@@ -133,8 +131,7 @@ test('a positional argument the command does not take is exit 2 and changes noth
   assert.is(named.code, 2, named.stdout);
   const listed = JSON.parse((await runOps(ctx.db.url, ['key', 'list', '--org', org, '--json'])).stdout) as { revoked_at: string | null }[];
   assert.is(listed[0].revoked_at, null);
-  // The commands that take several words still do (creatives tag, of a group a synced ad shows).
-  await new Given(new PostgresEventStore(ctx.db.pool, ctx.db.url), org).creativeSynced('act_1', 'ad-1', { video_id: '1' });
+  // The commands that take several words still do.
   const tagged = await runOps(ctx.db.url, ['creatives', 'tag', '--org', org, 'video:1', 'hook:pain', 'creator:anna', '--json']);
   assert.is(tagged.code, 0, tagged.stderr);
   assert.equal([...JSON.parse(tagged.stdout).tags].sort(), ['creator:anna', 'hook:pain']);
