@@ -36,7 +36,15 @@ async function known(services: Services, leadId: string): Promise<ReceivedLead> 
   return { leadId, contactId, created: false, position: events[events.length - 1].position };
 }
 
-const formNameOf = (lead: PlatformLead) => lead.formName?.trim() || lead.formId;
+/**
+ * The lead's form name. A lead that carries none (an export item without form_name, a form the platform
+ * will not show) takes the name its form source has from earlier leads; a form never named, its id.
+ */
+async function formNameOf(services: Services, organizationId: string, lead: PlatformLead): Promise<string> {
+  const given = lead.formName?.trim();
+  if (given) return given;
+  return (await knownFormName(services, formSourceId(organizationId, lead.formId), lead.formId)) || lead.formId;
+}
 
 /** A whole lead (import, job): made with its person in one append, or found (and completed if pending).
  *  `phoneCountryCode`: the organisation's, when the caller has read it already (an import, once for all its leads). */
@@ -53,7 +61,7 @@ export async function receiveLead(
     if (claim.state.leadId !== null) return completeLead(services, { organizationId, leadId: claim.state.leadId, lead, phoneCountryCode: cc }, metadata);
     const now = services.now().toISOString();
     const leadId = randomUUID();
-    const formName = formNameOf(lead);
+    const formName = await formNameOf(services, organizationId, lead);
     const { sourceId } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName, platformPageId: lead.pageId }, services.now());
     const person = await planPerson(services.store, { organizationId, phoneCountryCode: cc, leadId, sourceId, formName, lead, now });
     const received: LeadReceived = {
@@ -120,7 +128,7 @@ export async function completeLead(
     const now = services.now().toISOString();
     // The webhook named the page and the form; the fetched lead object may not repeat them.
     const lead: PlatformLead = { ...input.lead, formId: input.lead.formId || state.platformFormId, pageId: input.lead.pageId ?? state.platformPageId };
-    const formName = formNameOf(lead);
+    const formName = await formNameOf(services, organizationId, lead);
     const { sourceId } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName, platformPageId: lead.pageId }, services.now());
     const person = await planPerson(services.store, { organizationId, phoneCountryCode: cc, leadId, sourceId, formName, lead, now });
     const events = decideLeadFetched(state, {

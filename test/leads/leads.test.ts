@@ -196,6 +196,18 @@ test('a form named with more than 200 characters still takes its leads: its sour
   assert.equal(sources.rows.map((s) => [s.id, s.name]), [[lead.body.form_id, `${'Ł'.repeat(150)}${'😀'.repeat(50)}`]]);
 });
 
+test('a lead that carries no form name (an export without form_name) shows the name its form is known by, not the form id', async ({ server, org }) => {
+  await importLead(server, org, { id: 'L-NAMED-1', formId: 'form-named', formName: 'Summer offer', email: 'named-1@example.com' });
+  const unnamed = await importLead(server, org, { id: 'L-NAMED-2', formId: 'form-named', formName: '', email: 'named-2@example.com' });
+  const lead = await server.request('GET', `/leads/${unnamed.leadId}`, { key: org.key });
+  assert.is(lead.body.form_name, 'Summer offer');
+  const person = await server.request('GET', `/contacts/${unnamed.contactId}`, { key: org.key });
+  assert.is(person.body.first_source, 'Summer offer');
+  // A form never named keeps its id as its name, as before.
+  const unknown = await importLead(server, org, { id: 'L-NAMED-3', formId: 'form-never-named', formName: '', email: 'named-3@example.com' });
+  assert.is((await server.request('GET', `/leads/${unknown.leadId}`, { key: org.key })).body.form_name, 'form-never-named');
+});
+
 test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const json = path.join(dir, 'leads.json');
