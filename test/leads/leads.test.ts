@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
-import { importLead } from './support.ts';
+import { importLead, platformLead } from './support.ts';
+import { receiveLead } from '../../commands/lead/intake.ts';
 
 const run = promisify(execFile);
 const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Leads: intake, people, cycles and reads');
@@ -206,6 +207,19 @@ test('a lead that carries no form name (an export without form_name) shows the n
   // A form never named keeps its id as its name, as before.
   const unknown = await importLead(server, org, { id: 'L-NAMED-3', formId: 'form-never-named', formName: '', email: 'named-3@example.com' });
   assert.is((await server.request('GET', `/leads/${unknown.leadId}`, { key: org.key })).body.form_name, 'form-never-named');
+});
+
+test('a lead that does not name its page (an export item without page_id) shows the page its form is known on', async ({ server, org }) => {
+  await importLead(server, org, { id: 'L-PAGED-1', formId: 'form-paged', email: 'paged-1@example.com' });
+  const lead = { ...platformLead({ id: 'L-PAGED-2', formId: 'form-paged', email: 'paged-2@example.com' }), pageId: null };
+  const received = await receiveLead(server.services, { organizationId: org.organizationId, lead, via: 'import' }, { organizationId: org.organizationId, actor: 'test' });
+  await server.settle();
+  assert.is((await server.request('GET', `/leads/${received.leadId}`, { key: org.key })).body.platform_page_id, 'page-1');
+  // A form no lead has named a page for shows none.
+  const unpaged = { ...platformLead({ id: 'L-PAGED-3', formId: 'form-unpaged', email: 'paged-3@example.com' }), pageId: null };
+  const other = await receiveLead(server.services, { organizationId: org.organizationId, lead: unpaged, via: 'import' }, { organizationId: org.organizationId, actor: 'test' });
+  await server.settle();
+  assert.is((await server.request('GET', `/leads/${other.leadId}`, { key: org.key })).body.platform_page_id, '');
 });
 
 test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {
