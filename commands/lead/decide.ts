@@ -15,7 +15,8 @@ export function decideReceiveLead(claim: LeadPlatformState, cmd: LeadReceived): 
 /** A pending lead gets its data and its person; a lead already complete stays as it is. */
 export function decideLeadFetched(state: LeadState, cmd: LeadFetched): LeadEvent[] {
   if (!state.exists) throw new ApiError('not_found', { lead_id: cmd.leadId });
-  if (state.fetchStatus !== 'pending') return [];
+  // A lead whose fetch failed is still without its data: data that arrives later (an import) completes it.
+  if (state.fetchStatus === 'ready') return [];
   return [{ type: 'LeadFetched', data: cmd }];
 }
 

@@ -115,7 +115,7 @@ async function knownFormName(services: Services, sourceId: string, platformFormI
   return namedForm((await readSource(services.store, sourceId)).created?.name ?? '', platformFormId);
 }
 
-/** A pending lead gets its data and its person in one append; a complete lead is returned as it is. */
+/** A lead without its data (pending, or its fetch failed) gets it and its person in one append; a complete lead is returned as it is. */
 export async function completeLead(
   services: Services,
   input: { organizationId: string; leadId: string; lead: PlatformLead; phoneCountryCode?: string },
@@ -125,7 +125,7 @@ export async function completeLead(
   const cc = input.phoneCountryCode ?? await countryCode(services, organizationId);
   return retrying(async () => {
     const { state, revision } = await loadAggregate(services.store, leadStream(leadId), leadAggregate);
-    if (state.fetchStatus !== 'pending') return known(services, leadId);
+    if (state.fetchStatus === 'ready') return known(services, leadId);
     const now = services.now().toISOString();
     // The webhook named the page and the form; the fetched lead object may not repeat them.
     const lead: PlatformLead = { ...input.lead, formId: input.lead.formId || state.platformFormId, pageId: input.lead.pageId ?? state.platformPageId };
