@@ -36,7 +36,19 @@ async function known(services: Services, leadId: string): Promise<ReceivedLead> 
   return { leadId, contactId, created: false, position: events[events.length - 1].position };
 }
 
-const formNameOf = (lead: PlatformLead) => lead.formName?.trim() || lead.formId;
+/**
+ * The lead's form source, and its form name and page. A lead that does not say (an export item without
+ * form_name or page_id, a form the platform will not show) takes what its form source has from earlier
+ * leads; a form never named is named by its id.
+ */
+async function formOf(services: Services, organizationId: string, lead: PlatformLead): Promise<{ sourceId: string; formName: string; pageId: string | null }> {
+  const given = lead.formName?.trim() ?? '';
+  const { sourceId, created } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName: given, platformPageId: lead.pageId }, services.now());
+  return { sourceId, formName: given || namedForm(created.name, lead.formId) || lead.formId, pageId: lead.pageId ?? created.platformPageId };
+}
+
+/** A form source's name as a form name: '' when it was named by its form id, for want of a name. */
+const namedForm = (sourceName: string, platformFormId: string) => (sourceName === platformFormId ? '' : sourceName);
 
 /** A whole lead (import, job): made with its person in one append, or found (and completed if it has no data yet).
  *  `phoneCountryCode`: the organisation's, when the caller has read it already (an import, once for all its leads). */
@@ -53,12 +65,11 @@ export async function receiveLead(
     if (claim.state.leadId !== null) return completeLead(services, { organizationId, leadId: claim.state.leadId, lead, phoneCountryCode: cc }, metadata);
     const now = services.now().toISOString();
     const leadId = randomUUID();
-    const formName = formNameOf(lead);
-    const { sourceId } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName, platformPageId: lead.pageId }, services.now());
+    const { sourceId, formName, pageId } = await formOf(services, organizationId, lead);
     const person = await planPerson(services.store, { organizationId, phoneCountryCode: cc, leadId, sourceId, formName, lead, now });
     const received: LeadReceived = {
       leadId, organizationId, platformLeadId: lead.platformLeadId, contactId: person.contactId, sourceId, formName, platformFormId: lead.formId,
-      platformPageId: lead.pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle, submittedAt: lead.createdTime,
+      platformPageId: pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle, submittedAt: lead.createdTime,
       receivedAt: now, fetchStatus: 'ready', via,
     };
     const decided = decideReceiveLead(claim.state, received);
@@ -101,9 +112,7 @@ export async function recordPendingLead(
 
 /** The form's name as its source knows it from earlier leads; '' for a form not seen yet (or seen without a name). */
 async function knownFormName(services: Services, sourceId: string, platformFormId: string): Promise<string> {
-  const name = (await readSource(services.store, sourceId)).created?.name ?? '';
-  // A form first seen without a name was named by its id (ensureFormSource): no name to show.
-  return name === platformFormId ? '' : name;
+  return namedForm((await readSource(services.store, sourceId)).created?.name ?? '', platformFormId);
 }
 
 /**
@@ -124,12 +133,11 @@ export async function completeLead(
     const now = services.now().toISOString();
     // The webhook named the page and the form; the fetched lead object may not repeat them.
     const lead: PlatformLead = { ...input.lead, formId: input.lead.formId || state.platformFormId, pageId: input.lead.pageId ?? state.platformPageId };
-    const formName = formNameOf(lead);
-    const { sourceId } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName, platformPageId: lead.pageId }, services.now());
+    const { sourceId, formName, pageId } = await formOf(services, organizationId, lead);
     const person = await planPerson(services.store, { organizationId, phoneCountryCode: cc, leadId, sourceId, formName, lead, now });
     const events = decideLeadFetched(state, {
       leadId, organizationId, platformLeadId: state.platformLeadId, contactId: person.contactId, sourceId, formName,
-      platformFormId: lead.formId, platformPageId: lead.pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle,
+      platformFormId: lead.formId, platformPageId: pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle,
       submittedAt: lead.createdTime || state.submittedAt, fetchedAt: now, fetchStatus: 'ready',
     });
     const appended = await services.store.appendMany([{ stream: leadStream(leadId), events, expectedRevision: revision }, ...person.requests], metadata);

@@ -39,17 +39,20 @@ export const formSourceId = (organizationId: string, platformFormId: string) => 
 
 /**
  * The form source of a platform form, created on first use. Idempotent and race-free: the create is a
- * 'no_stream' append, and losing that race means the source already exists.
+ * 'no_stream' append, and losing that race means the source already exists. Answers with what the source
+ * was created with (its name, its page), which a lead that does not say takes.
  */
 export async function ensureFormSource(
   store: EventStore,
   input: { organizationId: string; platformFormId: string; formName: string; platformPageId: string | null },
   now: Date,
-): Promise<{ sourceId: string; position: Position }> {
+): Promise<{ sourceId: string; created: SourceCreatedData }> {
   const sourceId = formSourceId(input.organizationId, input.platformFormId);
   const stream = sourceStream(sourceId);
-  const existing = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-  if (existing.length) return { sourceId, position: existing[0].position };
+  // SourceCreated is a source's first event.
+  const createdOf = async () => (await store.readStream(stream, { maxCount: 1 }))[0]?.data as SourceCreatedData | undefined;
+  const existing = await createdOf();
+  if (existing) return { sourceId, created: existing };
   const { events } = decideCreateSource(sourceAggregate.initialState(), {
     sourceId, organizationId: input.organizationId, organizationExists: true, kind: 'form',
     // The platform's form name is not ours to refuse: a longer one names the source by its start.
@@ -57,12 +60,11 @@ export async function ensureFormSource(
     platformFormId: input.platformFormId, platformPageId: input.platformPageId, now: now.toISOString(),
   });
   try {
-    const appended = await store.append(stream, events, 'no_stream', { organizationId: input.organizationId, actor: 'platform' });
-    return { sourceId, position: appended.position };
+    await store.append(stream, events, 'no_stream', { organizationId: input.organizationId, actor: 'platform' });
+    return { sourceId, created: events[0].data as SourceCreatedData };
   } catch (error) {
     if (!(error instanceof WrongExpectedVersionError)) throw error;
-    const [last] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    return { sourceId, position: last.position };
+    return { sourceId, created: (await createdOf())! };
   }
 }
 

@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
-import { importLead } from './support.ts';
+import { importLead, platformLead } from './support.ts';
+import { receiveLead } from '../../commands/lead/intake.ts';
 
 const run = promisify(execFile);
 const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Leads: intake, people, cycles and reads');
@@ -194,6 +195,31 @@ test('a form named with more than 200 characters still takes its leads: its sour
   assert.is(lead.body.form_name, formName);
   const sources = await server.services.pool.query('SELECT id, name FROM sources WHERE organization_id = $1 AND platform_form_id = $2', [org.organizationId, 'form-long-name']);
   assert.equal(sources.rows.map((s) => [s.id, s.name]), [[lead.body.form_id, `${'Ł'.repeat(150)}${'😀'.repeat(50)}`]]);
+});
+
+test('a lead that carries no form name (an export without form_name) shows the name its form is known by, not the form id', async ({ server, org }) => {
+  await importLead(server, org, { id: 'L-NAMED-1', formId: 'form-named', formName: 'Summer offer', email: 'named-1@example.com' });
+  const unnamed = await importLead(server, org, { id: 'L-NAMED-2', formId: 'form-named', formName: '', email: 'named-2@example.com' });
+  const lead = await server.request('GET', `/leads/${unnamed.leadId}`, { key: org.key });
+  assert.is(lead.body.form_name, 'Summer offer');
+  const person = await server.request('GET', `/contacts/${unnamed.contactId}`, { key: org.key });
+  assert.is(person.body.first_source, 'Summer offer');
+  // A form never named keeps its id as its name, as before.
+  const unknown = await importLead(server, org, { id: 'L-NAMED-3', formId: 'form-never-named', formName: '', email: 'named-3@example.com' });
+  assert.is((await server.request('GET', `/leads/${unknown.leadId}`, { key: org.key })).body.form_name, 'form-never-named');
+});
+
+test('a lead that does not name its page (an export item without page_id) shows the page its form is known on', async ({ server, org }) => {
+  await importLead(server, org, { id: 'L-PAGED-1', formId: 'form-paged', email: 'paged-1@example.com' });
+  const lead = { ...platformLead({ id: 'L-PAGED-2', formId: 'form-paged', email: 'paged-2@example.com' }), pageId: null };
+  const received = await receiveLead(server.services, { organizationId: org.organizationId, lead, via: 'import' }, { organizationId: org.organizationId, actor: 'test' });
+  await server.settle();
+  assert.is((await server.request('GET', `/leads/${received.leadId}`, { key: org.key })).body.platform_page_id, 'page-1');
+  // A form no lead has named a page for shows none.
+  const unpaged = { ...platformLead({ id: 'L-PAGED-3', formId: 'form-unpaged', email: 'paged-3@example.com' }), pageId: null };
+  const other = await receiveLead(server.services, { organizationId: org.organizationId, lead: unpaged, via: 'import' }, { organizationId: org.organizationId, actor: 'test' });
+  await server.settle();
+  assert.is((await server.request('GET', `/leads/${other.leadId}`, { key: org.key })).body.platform_page_id, '');
 });
 
 test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {

@@ -7,6 +7,8 @@ import { leadgenWebhookBody, signLeadgenPayload } from '../../ops/sandbox/leadge
 import { connectPage } from '../../commands/page/handlers.ts';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { eventually } from '../support/eventually.ts';
+import { receiveLead } from '../../commands/lead/intake.ts';
+import { platformLead } from './support.ts';
 
 const SECRET = 'app-secret-for-tests';
 const run = promisify(execFile);
@@ -163,6 +165,12 @@ test('transient platform failures are retried; when retries run out the lead is 
   await server.settle();
   const lead = await server.request('GET', `/leads/${(failed[0].data as { leadId: string }).leadId}`, { key: org.key });
   assert.equal([lead.body.fetch_status, lead.body.contact_id], ['failed', null]);
+  // Its data arriving later (the export file, the lead_import job) completes it, as it completes a pending lead.
+  const imported = await receiveLead(server.services, { organizationId: org.organizationId, lead: platformLead({ id: 'W-6', formId: 'form-77', formName: 'Free consultation', email: 'never@example.com' }), via: 'import' }, { organizationId: org.organizationId, actor: 'test' });
+  await server.settle();
+  const completed = await server.request('GET', `/leads/${lead.body.id}`, { key: org.key });
+  assert.equal([completed.body.fetch_status, completed.body.contact_id, completed.body.cycle], ['ready', imported.contactId, 1]);
+  assert.ok(imported.contactId);
 });
 
 test('a lead the platform does not know fails at once (a permanent refusal is not retried)', async ({ server, org }) => {
