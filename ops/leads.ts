@@ -66,10 +66,11 @@ export const leadCommands: CommandGroup = {
         const checked = await file.stat();
         const total = await checkAll(ctx, file, name);
         await sameFile(file, name, checked);
-        const created = await importAll(ctx, { organizationId, file, name, total });
+        const { created, completed } = await importAll(ctx, { organizationId, file, name, total });
         await ctx.settle();
-        ctx.print(`${total} leads read: ${created} new, ${total - created} already known`);
-        return { read: total, created, known: total - created };
+        const known = total - created - completed;
+        ctx.print(`${total} leads read: ${created} new, ${completed ? `${completed} completed, ` : ''}${known} already known`);
+        return { read: total, created, completed, known };
       } finally {
         await file.close();
       }
@@ -80,23 +81,28 @@ export const leadCommands: CommandGroup = {
 /** Leads in flight at once: enough to overlap their round trips to the store on two cores (measured: docs/contacts-and-leads.md). */
 const IMPORT_WIDTH = 4;
 
-/** Second reading: the leads imported, one person's in file order (lanes.ts); how many were new. */
-async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; total: number }): Promise<number> {
+/**
+ * Second reading: the leads imported, one person's in file order (lanes.ts); how many were new, and how many were
+ * known without their data (the webhook's, pending or failed) and completed from the file.
+ */
+async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; total: number }): Promise<{ created: number; completed: number }> {
   const { organizationId, file, name, total } = input;
   const bar = progress(ctx, 'leads {bar} {value}/{total} ({percentage}%)', total);
   const metadata = { organizationId, actor: 'operator' };
   let done = 0;
   let created = 0;
+  let completed = 0;
   // Read once for every lead (an unknown organisation is refused here, before anything is written).
   const cc = await countryCode(ctx.services, organizationId);
   try {
     await inLanes(leadsOf(file, name), IMPORT_WIDTH, (lead) => laneKeys(lead, cc), async (lead) => {
       const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode: cc }, metadata);
       if (received.created) created++;
+      if (received.completed) completed++;
       bar.update(++done);
     });
   } finally {
     bar.stop();
   }
-  return created;
+  return { created, completed };
 }

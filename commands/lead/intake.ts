@@ -18,6 +18,8 @@ export interface ReceivedLead {
   contactId: string | null;
   /** True when this call made the lead (false: the platform lead was known already). */
   created: boolean;
+  /** True when this call gave a lead known without its data (pending, or its fetch failed) its data and person. */
+  completed: boolean;
   position: Position;
 }
 
@@ -33,7 +35,7 @@ async function known(services: Services, leadId: string): Promise<ReceivedLead> 
   const events = await services.store.readStream(leadStream(leadId));
   const state = events.reduce((s, e) => leadAggregate.evolve(s, e as never), leadAggregate.initialState());
   const contactId = state.contactId === null ? null : (await survivorOf(services.store, state.contactId)).contactId;
-  return { leadId, contactId, created: false, position: events[events.length - 1].position };
+  return { leadId, contactId, created: false, completed: false, position: events[events.length - 1].position };
 }
 
 /**
@@ -79,7 +81,7 @@ export async function receiveLead(
       ...person.requests,
     ];
     const appended = await services.store.appendMany(requests, metadata);
-    return { leadId, contactId: person.contactId, created: true, position: appended.position };
+    return { leadId, contactId: person.contactId, created: true, completed: false, position: appended.position };
   });
 }
 
@@ -106,7 +108,7 @@ export async function recordPendingLead(
       { stream: claimStream, events: decided.claim, expectedRevision: 'no_stream' },
       { stream: leadStream(leadId), events: decided.lead, expectedRevision: 'no_stream' },
     ], metadata);
-    return { leadId, contactId: null, created: true, position: appended.position };
+    return { leadId, contactId: null, created: true, completed: false, position: appended.position };
   });
 }
 
@@ -141,6 +143,6 @@ export async function completeLead(
       submittedAt: lead.createdTime || state.submittedAt, fetchedAt: now, fetchStatus: 'ready',
     });
     const appended = await services.store.appendMany([{ stream: leadStream(leadId), events, expectedRevision: revision }, ...person.requests], metadata);
-    return { leadId, contactId: person.contactId, created: false, position: appended.position };
+    return { leadId, contactId: person.contactId, created: false, completed: true, position: appended.position };
   });
 }

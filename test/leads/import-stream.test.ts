@@ -66,23 +66,23 @@ test(`a JSON export of ${COUNT} leads: every lead once, its person made; importi
   fs.writeFileSync(file, jsonExport('SJ', COUNT));
   const first = await cli(server, org, file);
   assert.is(first.stderr, '');
-  assert.equal(JSON.parse(first.stdout), { read: COUNT, created: COUNT, known: 0 });
+  assert.equal(JSON.parse(first.stdout), { read: COUNT, created: COUNT, completed: 0, known: 0 });
   assert.equal(await imported(server, org, 'SJ'), ids('SJ', COUNT));
   const last = await server.request('GET', `/contacts?email=sj-${COUNT - 1}@example.com`, { key: org.key });
   assert.equal(last.body.data.map((c: { name: string }) => c.name), [nameOf(COUNT - 1)]);
   const again = await cli(server, org, file);
-  assert.equal(JSON.parse(again.stdout), { read: COUNT, created: 0, known: COUNT });
+  assert.equal(JSON.parse(again.stdout), { read: COUNT, created: 0, completed: 0, known: COUNT });
   assert.equal(await imported(server, org, 'SJ'), ids('SJ', COUNT));
 });
 
 test(`an Ads Manager CSV (UTF-16, tabs) of ${COUNT} leads: every lead once; importing again adds nothing`, async ({ server, org, dir }) => {
   const file = path.join(dir, 'big.csv');
   fs.writeFileSync(file, csvExport('SC', COUNT));
-  assert.equal(JSON.parse((await cli(server, org, file)).stdout), { read: COUNT, created: COUNT, known: 0 });
+  assert.equal(JSON.parse((await cli(server, org, file)).stdout), { read: COUNT, created: COUNT, completed: 0, known: 0 });
   assert.equal(await imported(server, org, 'SC'), ids('SC', COUNT));
   const middle = await server.request('GET', '/contacts?phone=500001234', { key: org.key });
   assert.equal(middle.body.data.map((c: { name: string; phone: string }) => [c.name, c.phone]), [[nameOf(1234), '+48500001234']]);
-  assert.equal(JSON.parse((await cli(server, org, file)).stdout), { read: COUNT, created: 0, known: COUNT });
+  assert.equal(JSON.parse((await cli(server, org, file)).stdout), { read: COUNT, created: 0, completed: 0, known: COUNT });
   assert.equal(await imported(server, org, 'SC'), ids('SC', COUNT));
 });
 
@@ -126,7 +126,7 @@ test('JSON that is cut short, not an array, or broken mid-file: exit 2 with one 
 test('a Graph page object ({ "data": [...], "paging": ... }) is read as its data list', async ({ server, org, dir }) => {
   const file = path.join(dir, 'page.json');
   fs.writeFileSync(file, JSON.stringify({ data: JSON.parse(jsonExport('PJ', 3)), paging: { cursors: { before: 'a]', after: 'b}' } } }));
-  assert.equal(JSON.parse((await cli(server, org, file)).stdout), { read: 3, created: 3, known: 0 });
+  assert.equal(JSON.parse((await cli(server, org, file)).stdout), { read: 3, created: 3, completed: 0, known: 0 });
   assert.equal(await imported(server, org, 'PJ'), ids('PJ', 3));
 });
 

@@ -234,9 +234,9 @@ test('ops leads import reads the JSON export and the Ads Manager CSV; importing 
     + 'l:C-1,2025-05-02T10:00:00+0000,ag:9,Ad 9,as:8,Set 8,c:7,Camp 7,f:form-c,CSV form,false,fb,Ola,ola@example.com,600700900\n');
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
   const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env });
-  assert.equal(JSON.parse((await cli(json)).stdout), { read: 2, created: 2, known: 0 });
-  assert.equal(JSON.parse((await cli(csv)).stdout), { read: 1, created: 1, known: 0 });
-  assert.equal(JSON.parse((await cli(json)).stdout), { read: 2, created: 0, known: 2 });
+  assert.equal(JSON.parse((await cli(json)).stdout), { read: 2, created: 2, completed: 0, known: 0 });
+  assert.equal(JSON.parse((await cli(csv)).stdout), { read: 1, created: 1, completed: 0, known: 0 });
+  assert.equal(JSON.parse((await cli(json)).stdout), { read: 2, created: 0, completed: 0, known: 2 });
   await server.settle();
   const people = await server.request('GET', '/contacts?campaign=7', { key: org.key });
   assert.equal(people.body.data.map((c: { name: string; first_source: string }) => [c.name, c.first_source]), [['Ola', 'CSV form']]);
@@ -254,7 +254,7 @@ test('ops leads import: the Ads Manager download (UTF-16, tabs, p: before the ph
   fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
   const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env });
-  assert.equal(JSON.parse(out.stdout), { read: 1, created: 1, known: 0 });
+  assert.equal(JSON.parse(out.stdout), { read: 1, created: 1, completed: 0, known: 0 });
   await server.settle();
   const people = await server.request('GET', '/contacts?campaign=17', { key: org.key });
   assert.equal(people.body.data.map((c: { name: string; phone: string }) => [c.name, c.phone]), [['Ola P', '+48600711722']]);

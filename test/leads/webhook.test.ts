@@ -171,6 +171,7 @@ test('transient platform failures are retried; when retries run out the lead is 
   const completed = await server.request('GET', `/leads/${lead.body.id}`, { key: org.key });
   assert.equal([completed.body.fetch_status, completed.body.contact_id, completed.body.cycle], ['ready', imported.contactId, 1]);
   assert.ok(imported.contactId);
+  assert.equal([imported.created, imported.completed], [false, true], 'counted as completed, not as known');
 });
 
 test('a lead the platform does not know fails at once (a permanent refusal is not retried)', async ({ server, org }) => {

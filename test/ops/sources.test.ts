@@ -30,7 +30,7 @@ test('source create --kind form takes the form\'s source id; a lead of the form 
   }]));
   const imported = await ops(ctx, ['leads', 'import', '--org', org, '--file', file]);
   assert.is(imported.code, 0, imported.stderr);
-  assert.equal(JSON.parse(imported.stdout), { read: 1, created: 1, known: 0 });
+  assert.equal(JSON.parse(imported.stdout), { read: 1, created: 1, completed: 0, known: 0 });
   const leads = await ctx.db.pool.query('SELECT source_id FROM leads WHERE organization_id = $1', [org]);
   assert.equal(leads.rows.map((r) => r.source_id), [sourceId]);
   const listed = JSON.parse((await ops(ctx, ['source', 'list', '--org', org])).stdout) as { id: string; kind: string; platform_form_id: string }[];

@@ -57,6 +57,7 @@ test('a lead whose fetch failed gets its person when the lead_import job brings 
   await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'lead_import', scope: `page:${PAGE}`, trigger: 'operator' }, { organizationId: org.organizationId, actor: 'test' });
   const [job] = await finishedJobs(server.services, org.organizationId, 'lead_import', 2);
   assert.is(job.status, 'done', job.error);
+  assert.match(job.summary, /: 0 new, 1 completed, 0 already known$/, 'the summary counts the lead it completed');
   await drained(server, org.organizationId);
 
   const lead = await leadOf(server, org, 'LR-1');

@@ -22,6 +22,8 @@ const LISTED = 20;
 interface Tally {
   read: number;
   created: number;
+  /** Leads known without their data (pending, or their fetch failed) that this run completed. */
+  completed: number;
   known: number;
   refused: string[];
 }
@@ -73,6 +75,7 @@ async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promis
           organizationId: ctx.organizationId, lead: { ...withFormLabels(lead, form.labels), pageId, formName: lead.formName ?? form.name }, via: 'job', phoneCountryCode,
         }, ctx.metadata);
         if (received.created) tally.created += 1;
+        else if (received.completed) tally.completed += 1;
         else tally.known += 1;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -96,11 +99,13 @@ export const leadImportJob: JobHandler = async (ctx) => {
   const since = await startOf(ctx, timezone);
   const forms = await listPageForms(cfg, pageId, token);
   if (forms.kind !== 'ok') throw new JobError(`the platform refused the forms of page ${pageId}: ${forms.message}`, forms.kind === 'permanent');
-  const tally: Tally = { read: 0, created: 0, known: 0, refused: [] };
+  const tally: Tally = { read: 0, created: 0, completed: 0, known: 0, refused: [] };
   const run: PageRun = { cfg, token, pageId, since, phoneCountryCode, tally };
   for (const form of forms.value) await importForm(ctx, run, form);
+  // Leads the webhook named but whose fetch failed (or is pending), which this run brought their data.
+  const completed = tally.completed ? `${tally.completed} completed, ` : '';
   const refused = tally.refused.length
     ? `; ${tally.refused.length} refused: ${tally.refused.slice(0, LISTED).join(', ')}${tally.refused.length > LISTED ? ', ...' : ''}`
     : '';
-  return { summary: `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${tally.created} new, ${tally.known} already known${refused}` };
+  return { summary: `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${tally.created} new, ${completed}${tally.known} already known${refused}` };
 };
