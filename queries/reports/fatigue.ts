@@ -3,6 +3,7 @@
 //
 // Public practice reads fatigue from three signals moving together: click-through falling from its best
 // week, cost per lead rising, and frequency rising (the same people seeing the ad again and again).
+import { roundTo } from './metrics.ts';
 
 export interface WeekPoint {
   spend: number;
@@ -43,8 +44,8 @@ export interface Fatigue {
   frequency_change: number | null;
 }
 
-// Nudged before rounding, as roundTo in metrics.ts is (1.0005 * 1000 is 1000.4999999999999).
-const round = (x: number, places = 3) => Math.round(x * 10 ** places * (1 + 1e-12)) / 10 ** places;
+// Half up, as every figure of the reports (1.0005 * 1000 is 1000.4999999999999 in floating point).
+const round = (x: number) => roundTo(x, 3);
 /**
  * x reaches the threshold "at least": a change exactly on it is computed in binary floating point (0.008 / 0.01 - 1 is
  * -0.20000000000000007, 3.3 / 3 - 1 is 0.09999999999999987), so it is compared with a margin far below any shown digit.
