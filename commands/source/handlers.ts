@@ -48,10 +48,7 @@ export async function ensureFormSource(
   now: Date,
 ): Promise<{ sourceId: string; created: SourceCreatedData }> {
   const sourceId = formSourceId(input.organizationId, input.platformFormId);
-  const stream = sourceStream(sourceId);
-  // SourceCreated is a source's first event.
-  const createdOf = async () => (await store.readStream(stream, { maxCount: 1 }))[0]?.data as SourceCreatedData | undefined;
-  const existing = await createdOf();
+  const existing = await sourceCreated(store, sourceId);
   if (existing) return { sourceId, created: existing };
   const { events } = decideCreateSource(sourceAggregate.initialState(), {
     sourceId, organizationId: input.organizationId, organizationExists: true, kind: 'form',
@@ -60,11 +57,11 @@ export async function ensureFormSource(
     platformFormId: input.platformFormId, platformPageId: input.platformPageId, now: now.toISOString(),
   });
   try {
-    await store.append(stream, events, 'no_stream', { organizationId: input.organizationId, actor: 'platform' });
+    await store.append(sourceStream(sourceId), events, 'no_stream', { organizationId: input.organizationId, actor: 'platform' });
     return { sourceId, created: events[0].data as SourceCreatedData };
   } catch (error) {
     if (!(error instanceof WrongExpectedVersionError)) throw error;
-    return { sourceId, created: (await createdOf())! };
+    return { sourceId, created: (await sourceCreated(store, sourceId))! };
   }
 }
 
@@ -74,6 +71,12 @@ async function changeSource(store: EventStore, sourceId: string, decide: typeof 
   const handled = await handleCommand(store, sourceStream(sourceId), sourceAggregate, (current) =>
     decide(current, { sourceId, now: now.toISOString() }), { organizationId: state.organizationId, actor: 'operator' });
   return handled.append?.position ?? null;
+}
+
+/** What a source was created with (its name, page, CSV address), from its first event; undefined for no such source. */
+export async function sourceCreated(store: EventStore, sourceId: string): Promise<SourceCreatedData | undefined> {
+  const [first] = await store.readStream(sourceStream(sourceId), { maxCount: 1 });
+  return first?.data as SourceCreatedData | undefined;
 }
 
 /** A source's state and what it was created with (its CSV address, columns), from one read of its stream. */
