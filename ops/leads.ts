@@ -4,7 +4,7 @@
 // nothing imported), a second imports them, several at a time; memory stays the same whatever the file's size.
 import fs from 'node:fs/promises';
 import cliProgress from 'cli-progress';
-import { countryCode, receiveLead } from '../commands/lead/intake.ts';
+import { countryCode, importCounts, receiveLead } from '../commands/lead/intake.ts';
 import { inLanes, laneKeys } from '../commands/lead/lanes.ts';
 import { LeadExportError, type PlatformLead } from '../src/platform/leads.ts';
 import { readLeadExport } from '../src/platform/lead-export-stream.ts';
@@ -69,7 +69,7 @@ export const leadCommands: CommandGroup = {
         const { created, completed } = await importAll(ctx, { organizationId, file, name, total });
         await ctx.settle();
         const known = total - created - completed;
-        ctx.print(`${total} leads read: ${created} new, ${completed ? `${completed} completed, ` : ''}${known} already known`);
+        ctx.print(`${total} leads read: ${importCounts({ created, completed, known })}`);
         return { read: total, created, completed, known };
       } finally {
         await file.close();

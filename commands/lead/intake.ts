@@ -23,6 +23,10 @@ export interface ReceivedLead {
   position: Position;
 }
 
+/** What an import did with its leads, as the CLI and the lead_import job say it; completed ones only when there are some. */
+export const importCounts = (c: { created: number; completed: number; known: number }): string =>
+  `${c.created} new, ${c.completed ? `${c.completed} completed, ` : ''}${c.known} already known`;
+
 /** The organisation's phone country code (fixed when it was created); not_found for an unknown organisation. */
 export async function countryCode(services: Services, organizationId: string): Promise<string> {
   const settings = await organizationSettings(services.store, organizationId);

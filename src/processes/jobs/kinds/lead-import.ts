@@ -4,7 +4,7 @@
 import { open } from '../../../crypto/secretBox.ts';
 import { platformConfigFrom, type PlatformConfig } from '../../../platform/graph.ts';
 import { listFormLeads, listPageForms, withFormLabels, type LeadForm } from '../../../platform/leads.ts';
-import { receiveLead } from '../../../../commands/lead/intake.ts';
+import { importCounts, receiveLead } from '../../../../commands/lead/intake.ts';
 import { organizationSettings } from '../../../../commands/contact/writes.ts';
 import { inLanes, laneKeys } from '../../../../commands/lead/lanes.ts';
 import { pageStream, type PageConnected } from '../../../../commands/page/page.ts';
@@ -102,10 +102,8 @@ export const leadImportJob: JobHandler = async (ctx) => {
   const tally: Tally = { read: 0, created: 0, completed: 0, known: 0, refused: [] };
   const run: PageRun = { cfg, token, pageId, since, phoneCountryCode, tally };
   for (const form of forms.value) await importForm(ctx, run, form);
-  // Leads the webhook named but whose fetch failed (or is pending), which this run brought their data.
-  const completed = tally.completed ? `${tally.completed} completed, ` : '';
   const refused = tally.refused.length
     ? `; ${tally.refused.length} refused: ${tally.refused.slice(0, LISTED).join(', ')}${tally.refused.length > LISTED ? ', ...' : ''}`
     : '';
-  return { summary: `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${tally.created} new, ${completed}${tally.known} already known${refused}` };
+  return { summary: `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${importCounts(tally)}${refused}` };
 };
