@@ -26,8 +26,8 @@ const START_SQL = [
 const COPY_SQL = `COPY spend_replay (seq, organization_id, account, currency, day, ad_id, campaign_id, adset_id, spend, impressions,
   clicks, reach, platform_leads) FROM STDIN`;
 
-const FACT_COLUMNS = 'organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency, spend, impressions, clicks, reach, platform_leads';
-const SUMS = 'sum(spend), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)';
+const FACT_COLUMNS = 'organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency, spend_micros, impressions, clicks, reach, platform_leads';
+const SUMS = 'sum(spend_micros), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)';
 
 /**
  * The ad buckets of one grain summed from the rows of a finer one that divides it (days into weeks, weeks into
@@ -50,7 +50,7 @@ const FINISH_SQL = [
   // organisation first made every comparison read its id, a third more time; within one organisation this is still key order.
   `INSERT INTO report_spend_facts (${FACT_COLUMNS})
    SELECT DISTINCT ON (day, account, ad_id, organization_id) organization_id, 1, day, account, ad_id, campaign_id, adset_id, currency,
-          round(spend, 6), impressions, clicks, reach, platform_leads
+          round(spend * 1000000), impressions, clicks, reach, platform_leads
    FROM spend_replay
    ORDER BY day, account, ad_id, organization_id, seq DESC`,
   `DROP TABLE spend_replay`,
@@ -62,10 +62,10 @@ const FINISH_SQL = [
   // Per ad set in each grain from the ad rows of that grain, then per campaign from those (applySpend() sums per ad set and
   // day first too); the days summed once instead of once per grain.
   `INSERT INTO report_spend_levels (organization_id, level, grain, bucket, account, campaign_id, id, currency,
-                                    spend, impressions, clicks, reach, platform_leads)
+                                    spend_micros, impressions, clicks, reach, platform_leads)
    SELECT organization_id, l.level, grain, bucket, account, campaign_id,
           CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END, max(currency), ${SUMS}
-   FROM (SELECT organization_id, grain, bucket, account, campaign_id, adset_id, max(currency) AS currency, sum(spend) AS spend,
+   FROM (SELECT organization_id, grain, bucket, account, campaign_id, adset_id, max(currency) AS currency, sum(spend_micros) AS spend_micros,
                 sum(impressions) AS impressions, sum(clicks) AS clicks, sum(reach) AS reach, sum(platform_leads) AS platform_leads
          FROM report_spend_facts GROUP BY organization_id, grain, bucket, account, campaign_id, adset_id) AS adsets
    CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)

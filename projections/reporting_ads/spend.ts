@@ -19,44 +19,44 @@ export interface DayRow {
  * adds those differences to the ad's 7- and 56-day buckets, and the outer statement to its campaign's and
  * ad set's days and buckets (summed per ad set and day first: a tenth of the rows to spread over grains and
  * levels). A day row keeps the campaign and ad set it was first written with, so the differences land
- * where its earlier values did. Amounts are rounded to 6 decimals, as the reports read them.
+ * where its earlier values did. Amounts are held as whole millionths (0005_reporting_spend_micros.sql).
  */
 export const APPLY_SQL = `
 WITH days AS (
   INSERT INTO report_spend_facts AS f (organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency,
-                                       spend, impressions, clicks, reach, platform_leads)
-  SELECT o, 1, day, a, ad, c, s, cur, round(sp, 6), im, cl, re, pl
+                                       spend_micros, impressions, clicks, reach, platform_leads)
+  SELECT o, 1, day, a, ad, c, s, cur, round(sp * 1000000), im, cl, re, pl
   FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::bigint[],
               $10::bigint[], $11::bigint[], $12::int[]) AS i(o, day, a, ad, c, s, cur, sp, im, cl, re, pl)
-  ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET spend = excluded.spend,
+  ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET spend_micros = excluded.spend_micros,
     impressions = excluded.impressions, clicks = excluded.clicks, reach = excluded.reach, platform_leads = excluded.platform_leads
   RETURNING new.organization_id AS o, new.bucket AS day, new.account AS a, new.ad_id, new.campaign_id, new.adset_id, new.currency,
-    new.spend - coalesce(old.spend, 0) AS spend, new.impressions - coalesce(old.impressions, 0) AS impressions,
+    new.spend_micros - coalesce(old.spend_micros, 0) AS spend_micros, new.impressions - coalesce(old.impressions, 0) AS impressions,
     new.clicks - coalesce(old.clicks, 0) AS clicks, new.reach - coalesce(old.reach, 0) AS reach,
     new.platform_leads - coalesce(old.platform_leads, 0) AS platform_leads
 ),
 buckets AS (
   INSERT INTO report_spend_facts AS f (organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency,
-                                       spend, impressions, clicks, reach, platform_leads)
+                                       spend_micros, impressions, clicks, reach, platform_leads)
   SELECT o, g.grain, day - (((day - DATE '2001-01-01') % g.grain + g.grain) % g.grain), a, ad_id, max(campaign_id), max(adset_id),
-         max(currency), sum(spend), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
+         max(currency), sum(spend_micros), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
   FROM days CROSS JOIN (VALUES (7), (56)) AS g(grain)
   GROUP BY 1, 2, 3, 4, 5
-  ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET spend = f.spend + excluded.spend,
+  ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET spend_micros = f.spend_micros + excluded.spend_micros,
     impressions = f.impressions + excluded.impressions, clicks = f.clicks + excluded.clicks, reach = f.reach + excluded.reach,
     platform_leads = f.platform_leads + excluded.platform_leads
 )
 INSERT INTO report_spend_levels AS f (organization_id, level, grain, bucket, account, campaign_id, id, currency,
-                                      spend, impressions, clicks, reach, platform_leads)
+                                      spend_micros, impressions, clicks, reach, platform_leads)
 SELECT o, l.level, g.grain, day - (((day - DATE '2001-01-01') % g.grain + g.grain) % g.grain), a, campaign_id,
        CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END, max(currency),
-       sum(spend), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
-FROM (SELECT o, day, a, campaign_id, adset_id, max(currency) AS currency, sum(spend) AS spend, sum(impressions) AS impressions,
+       sum(spend_micros), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
+FROM (SELECT o, day, a, campaign_id, adset_id, max(currency) AS currency, sum(spend_micros) AS spend_micros, sum(impressions) AS impressions,
              sum(clicks) AS clicks, sum(reach) AS reach, sum(platform_leads) AS platform_leads
       FROM days GROUP BY o, day, a, campaign_id, adset_id) AS adset_days
 CROSS JOIN (VALUES (1), (7), (56)) AS g(grain) CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
 GROUP BY 1, 2, 3, 4, 5, 6, 7
-ON CONFLICT (organization_id, level, grain, bucket, account, campaign_id, id) DO UPDATE SET spend = f.spend + excluded.spend,
+ON CONFLICT (organization_id, level, grain, bucket, account, campaign_id, id) DO UPDATE SET spend_micros = f.spend_micros + excluded.spend_micros,
   impressions = f.impressions + excluded.impressions, clicks = f.clicks + excluded.clicks, reach = f.reach + excluded.reach,
   platform_leads = f.platform_leads + excluded.platform_leads`;
 

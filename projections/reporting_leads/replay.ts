@@ -10,8 +10,8 @@ import { LatestNames, saveNames } from '../reporting_shared/names.ts';
 const BLOOM_BITS = 1 << 24;
 const BLOOM_HASHES = 7;
 
-const COLUMNS = 'organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency, leads, qualified, rejected, sales, revenue';
-const NOT_ZERO = 'HAVING sum(leads) <> 0 OR sum(qualified) <> 0 OR sum(rejected) <> 0 OR sum(sales) <> 0 OR sum(revenue) <> 0';
+const COLUMNS = 'organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency, leads, qualified, rejected, sales, revenue_micros';
+const NOT_ZERO = 'HAVING sum(leads) <> 0 OR sum(qualified) <> 0 OR sum(rejected) <> 0 OR sum(sales) <> 0 OR sum(revenue_micros) <> 0';
 
 /*
  * contributions() in SQL, per day: a lead counts once in its ad's currency (''), with its revenue when the
@@ -20,14 +20,14 @@ const NOT_ZERO = 'HAVING sum(leads) <> 0 OR sum(qualified) <> 0 OR sum(rejected)
  */
 const DAYS_SQL = `
 INSERT INTO report_lead_facts (${COLUMNS})
-SELECT organization_id, 1, day, organic, campaign_id, adset_id, ad_id, currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue)
+SELECT organization_id, 1, day, organic, campaign_id, adset_id, ad_id, currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
 FROM (
   SELECT organization_id, day, organic, campaign_id, adset_id, ad_id, '' AS currency, 1 AS leads, qualified::int AS qualified,
          (stage = 'rejected')::int AS rejected, (stage = 'sold')::int AS sales,
-         CASE WHEN stage = 'sold' AND sale_currency = '' THEN coalesce(sale_value, 0) ELSE 0 END AS revenue
+         CASE WHEN stage = 'sold' AND sale_currency = '' THEN round(coalesce(sale_value, 0) * 1000000)::bigint ELSE 0 END AS revenue_micros
   FROM report_leads WHERE day IS NOT NULL
   UNION ALL
-  SELECT organization_id, day, organic, campaign_id, adset_id, ad_id, sale_currency, 0, 0, 0, 0, sale_value
+  SELECT organization_id, day, organic, campaign_id, adset_id, ad_id, sale_currency, 0, 0, 0, 0, round(sale_value * 1000000)::bigint
   FROM report_leads WHERE day IS NOT NULL AND stage = 'sold' AND sale_value IS NOT NULL AND sale_currency <> ''
 ) AS c
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
@@ -38,7 +38,7 @@ ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
 const coarser = (grain: number, from: number) => `
 INSERT INTO report_lead_facts (${COLUMNS})
 SELECT organization_id, ${grain}, bucket - (((bucket - DATE '2001-01-01') % ${grain} + ${grain}) % ${grain}), organic, campaign_id,
-       adset_id, ad_id, currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue)
+       adset_id, ad_id, currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
 FROM report_lead_facts WHERE grain = ${from}
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
 ${NOT_ZERO}

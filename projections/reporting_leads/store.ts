@@ -74,8 +74,8 @@ export async function copyNewLeads(db: Client, leads: ReportLead[]): Promise<voi
   await copyFrom(db, COPY_LEADS, data);
 }
 
-/** Rounds away the binary noise of summed decimal amounts. */
-const money = (x: number) => Math.round(x * 1e6) / 1e6;
+/** A summed decimal amount as the whole millionths the facts hold (which also rounds away its binary noise). */
+const micros = (x: number) => Math.round(x * 1e6);
 
 /** Add the changed cells to every grain; a cell of a coarser grain may receive several days of the batch. */
 export async function addFacts(db: Queryable, cells: Contribution[]): Promise<void> {
@@ -95,15 +95,15 @@ export async function addFacts(db: Queryable, cells: Contribution[]): Promise<vo
   const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
   await db.query(
     `INSERT INTO report_lead_facts AS f (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency,
-                                         leads, qualified, rejected, sales, revenue)
+                                         leads, qualified, rejected, sales, revenue_micros)
      SELECT * FROM unnest($1::text[], $2::smallint[], $3::date[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[],
-                          $9::int[], $10::int[], $11::int[], $12::int[], $13::numeric[])
+                          $9::int[], $10::int[], $11::int[], $12::int[], $13::bigint[])
      ON CONFLICT (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency) DO UPDATE SET
        leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
-       sales = f.sales + excluded.sales, revenue = f.revenue + excluded.revenue`,
+       sales = f.sales + excluded.sales, revenue_micros = f.revenue_micros + excluded.revenue_micros`,
     [col((r) => r.c.key.organizationId), col((r) => r.grain), col((r) => r.bucket), col((r) => r.c.key.organic),
       col((r) => r.c.key.campaignId), col((r) => r.c.key.adsetId), col((r) => r.c.key.adId), col((r) => r.c.key.currency),
       col((r) => r.c.counters.leads), col((r) => r.c.counters.qualified), col((r) => r.c.counters.rejected),
-      col((r) => r.c.counters.sales), col((r) => money(r.c.counters.revenue))],
+      col((r) => r.c.counters.sales), col((r) => micros(r.c.counters.revenue))],
   );
 }

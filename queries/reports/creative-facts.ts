@@ -6,7 +6,7 @@ import type { Queryable } from '../../src/db/pool.ts';
 import type { FactFilter } from './facts.ts';
 import type { Sums } from './metrics.ts';
 import type { FactTile } from './signed-tiles.ts';
-import { allZero, LEAD_SUMS, netSum, parseSums, SPEND_SUMS } from './sums-text.ts';
+import { allZero, asDigits, LEAD_SUMS, netSum, parseSums, SPEND_SUMS, sumOf } from './sums-text.ts';
 
 export interface AdFacts {
   id: string;
@@ -25,9 +25,9 @@ export interface AdFacts {
  * gives NULL), separated by '|', the columns of each by ' '. One field instead of 5 x (weeks + 1) halves what pg
  * parses. A sum is the rows added minus the rows taken away (a week's stays NULL when none was added).
  */
-function sumsText(columns: readonly string[], weeks: number): string {
+function sumsText(columns: readonly (keyof Sums)[], weeks: number): string {
   const total = columns.map(netSum);
-  const perWeek = Array.from({ length: weeks }, (_, w) => columns.map((c) => `sum(f.${c}) FILTER (WHERE t.plus = ${w}) - coalesce(sum(f.${c}) FILTER (WHERE t.minus = ${w}), 0)`));
+  const perWeek = Array.from({ length: weeks }, (_, w) => columns.map((c) => asDigits(c, `${sumOf(c, `t.plus = ${w}`)} - coalesce(${sumOf(c, `t.minus = ${w}`)}, 0)`)));
   return `concat_ws('|', ${[total, ...perWeek].map((sums) => `concat_ws(' ', ${sums.join(', ')})`).join(', ')})`;
 }
 

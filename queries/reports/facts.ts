@@ -2,7 +2,8 @@
 // campaign, ad set or ad. Every statement is scoped by organisation; values are always parameters.
 import type { Queryable } from '../../src/db/pool.ts';
 import type { SignedTile } from './signed-tiles.ts';
-import { allZero, LEAD_SUMS, netSum, parseSums, SPEND_SUMS } from './sums-text.ts';
+import type { Sums } from './metrics.ts';
+import { allZero, asDigits, LEAD_SUMS, netSum, parseSums, SPEND_SUMS, sumOf } from './sums-text.ts';
 
 export type GroupColumn = 'campaign_id' | 'adset_id' | 'ad_id';
 
@@ -77,9 +78,9 @@ const tilesOf = (table: 'report_spend_facts' | 'report_lead_facts') => `unnest($
  * The sums of the columns as one text (sums-text.ts), each the rows added less the rows taken away when
  * some tile is taken away.
  */
-function sumsText(columns: readonly string[], tiles: SignedTile[]): string {
+function sumsText(columns: readonly (keyof Sums)[], tiles: SignedTile[]): string {
   const signed = tiles.some((t) => t.total !== 1);
-  return `concat_ws(' ', ${columns.map((c) => (signed ? netSum(c) : `sum(f.${c})`)).join(', ')}) AS sums`;
+  return `concat_ws(' ', ${columns.map((c) => (signed ? netSum(c) : asDigits(c, sumOf(c)))).join(', ')}) AS sums`;
 }
 
 const hasSpend = (g: SpendGroup) => !allZero(g, SPEND_SUMS); // sums-text.ts: why all-zero rows go

@@ -6,16 +6,19 @@ import type { Sums } from '../../queries/reports/metrics.ts';
 
 const COLUMNS = ['spend', 'platform_leads', 'impressions', 'clicks', 'reach'] as const;
 
+/** What Number() reads of a sum's text: money comes in millionths of the currency unit. */
+const read = (values: string[]) => values.map((v, k) => Number(COLUMNS[k] === 'spend' ? `${v}e-6` : v));
+
 function parsed(text: string): number[] {
   const into: Partial<Sums> = {};
   parseSums(text, 0, COLUMNS, into);
   return COLUMNS.map((c) => into[c] as number);
 }
 
-test('Sums texts: decimals, negatives, zeros and long numbers read as Number() reads them', () => {
+test('Sums texts: decimals, negatives, zeros and long numbers read as Number() reads them (money as millionths)', () => {
   const texts = ['0.1 0.2 0.3 12.50 -0.5', '0 1 -3 9007199254740993 123456789012345678901234567890',
     '1.000000000000000000000000001 -12345.678 3.14159265358979323846 100000 0.005'];
-  for (const text of texts) assert.equal(parsed(text), text.split(' ').map(Number), text);
+  for (const text of texts) assert.equal(parsed(text), read(text.split(' ')), text);
 });
 
 test('Sums texts: random money and counts match Number() bit for bit', () => {
@@ -28,12 +31,12 @@ test('Sums texts: random money and counts match Number() bit for bit', () => {
       return rnd() < 0.1 ? `-${text}` : text;
     });
     const text = values.join(' ');
-    assert.equal(parsed(text), values.map(Number), text);
+    assert.equal(parsed(text), read(values), text);
   }
 });
 
 test('Sums texts: segments separated by | (an empty one is a week without facts)', () => {
-  const text = '1.5 2 3 4 5||6.25 7 8 9 10';
+  const text = '1500000 2 3 4 5||6250000 7 8 9 10';
   const first: Partial<Sums> = {};
   const at = parseSums(text, 0, COLUMNS, first);
   assert.is(first.spend, 1.5);
