@@ -44,6 +44,16 @@ GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
 ${NOT_ZERO}
 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
 
+/** The campaign and ad set roll-ups of every grain from the ad rows of that grain (finish() builds the facts' key after them). */
+const LEVELS_SQL = `
+INSERT INTO report_lead_levels (organization_id, level, grain, bucket, organic, campaign_id, id, currency, leads, qualified, rejected, sales, revenue_micros)
+SELECT organization_id, l.level, grain, bucket, organic, campaign_id, CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END,
+       currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
+FROM report_lead_facts CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+${NOT_ZERO}
+ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
+
 async function deriveLeadFacts(db: Queryable): Promise<void> {
   // The aggregate of every lead fits in memory; for this transaction only.
   await db.query(`SELECT set_config('work_mem', '512MB', true)`);
@@ -54,6 +64,7 @@ async function deriveLeadFacts(db: Queryable): Promise<void> {
   await db.query('ANALYZE report_lead_facts');
   await db.query(coarser(7, 1));
   await db.query(coarser(56, 7));
+  await db.query(LEVELS_SQL);
 }
 
 /**

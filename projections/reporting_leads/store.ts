@@ -77,6 +77,34 @@ export async function copyNewLeads(db: Client, leads: ReportLead[]): Promise<voi
 /** A summed decimal amount as the whole millionths the facts hold (which also rounds away its binary noise). */
 const micros = (x: number) => Math.round(x * 1e6);
 
+/**
+ * $1..$13: the changed cells at every grain, one row per fact key. Each is added to its ad's fact row, and their
+ * sums per campaign and per ad set to the roll-ups (report_lead_levels).
+ */
+const ADD_FACTS_SQL = `
+WITH cells AS (
+  SELECT * FROM unnest($1::text[], $2::smallint[], $3::date[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[],
+                       $9::int[], $10::int[], $11::int[], $12::int[], $13::bigint[])
+    AS c(organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency, leads, qualified, rejected, sales, revenue_micros)
+),
+facts AS (
+  INSERT INTO report_lead_facts AS f (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency,
+                                      leads, qualified, rejected, sales, revenue_micros)
+  SELECT * FROM cells
+  ON CONFLICT (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency) DO UPDATE SET
+    leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
+    sales = f.sales + excluded.sales, revenue_micros = f.revenue_micros + excluded.revenue_micros
+)
+INSERT INTO report_lead_levels AS f (organization_id, level, grain, bucket, organic, campaign_id, id, currency,
+                                     leads, qualified, rejected, sales, revenue_micros)
+SELECT organization_id, l.level, grain, bucket, organic, campaign_id, CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END,
+       currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
+FROM cells CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+ON CONFLICT (organization_id, level, grain, bucket, organic, campaign_id, id, currency) DO UPDATE SET
+  leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
+  sales = f.sales + excluded.sales, revenue_micros = f.revenue_micros + excluded.revenue_micros`;
+
 /** Add the changed cells to every grain; a cell of a coarser grain may receive several days of the batch. */
 export async function addFacts(db: Queryable, cells: Contribution[]): Promise<void> {
   if (!cells.length) return;
@@ -93,17 +121,10 @@ export async function addFacts(db: Queryable, cells: Contribution[]): Promise<vo
   }
   const rows = [...merged.values()];
   const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
-  await db.query(
-    `INSERT INTO report_lead_facts AS f (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency,
-                                         leads, qualified, rejected, sales, revenue_micros)
-     SELECT * FROM unnest($1::text[], $2::smallint[], $3::date[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[],
-                          $9::int[], $10::int[], $11::int[], $12::int[], $13::bigint[])
-     ON CONFLICT (organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency) DO UPDATE SET
-       leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
-       sales = f.sales + excluded.sales, revenue_micros = f.revenue_micros + excluded.revenue_micros`,
-    [col((r) => r.c.key.organizationId), col((r) => r.grain), col((r) => r.bucket), col((r) => r.c.key.organic),
-      col((r) => r.c.key.campaignId), col((r) => r.c.key.adsetId), col((r) => r.c.key.adId), col((r) => r.c.key.currency),
-      col((r) => r.c.counters.leads), col((r) => r.c.counters.qualified), col((r) => r.c.counters.rejected),
-      col((r) => r.c.counters.sales), col((r) => micros(r.c.counters.revenue))],
-  );
+  await db.query(ADD_FACTS_SQL, [
+    col((r) => r.c.key.organizationId), col((r) => r.grain), col((r) => r.bucket), col((r) => r.c.key.organic),
+    col((r) => r.c.key.campaignId), col((r) => r.c.key.adsetId), col((r) => r.c.key.adId), col((r) => r.c.key.currency),
+    col((r) => r.c.counters.leads), col((r) => r.c.counters.qualified), col((r) => r.c.counters.rejected),
+    col((r) => r.c.counters.sales), col((r) => micros(r.c.counters.revenue)),
+  ]);
 }

@@ -92,29 +92,42 @@ async function creativeOnlyAds(db: Queryable, organizationId: string, tiles: Sig
 const bySpendThenLeads = (a: CampaignRow, b: CampaignRow) =>
   b.metrics.spend - a.metrics.spend || b.metrics.leads - a.metrics.leads || a.id.localeCompare(b.id) || a.currency.localeCompare(b.currency);
 
+/**
+ * The grouping of the previous period, which only feeds the totals per currency: the ad level's is its campaigns (or
+ * its filtered ad set), so that it reads the campaign roll-ups with one row per campaign instead of one per ad.
+ */
+function previousGroupColumn(params: CampaignParams): GroupColumn {
+  if (params.level !== 'ad') return groupColumn(params.level);
+  return params.adset === undefined ? 'campaign_id' : 'adset_id';
+}
+
+const levelOf = (by: GroupColumn): Level => (by === 'campaign_id' ? 'campaign' : by === 'adset_id' ? 'adset' : 'ad');
+
 export async function campaignReport(db: Queryable, scope: ReportScope, params: CampaignParams): Promise<CampaignReport> {
   const { organizationId } = scope;
   const grouping = { by: groupColumn(params.level) };
+  const previousGrouping = { by: previousGroupColumn(params) };
   const filter: FactFilter = { campaignId: params.campaign, adsetId: params.adset };
   const previous = previousRange(params);
   const [tiles, previousTiles] = [totalTiles(params.from, params.to), totalTiles(previous.from, previous.to)];
   const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts] = await Promise.all([
     spendBy(db, organizationId, tiles, grouping, filter),
     leadsBy(db, organizationId, tiles, grouping, filter),
-    // The previous period only feeds the totals per currency, and spend rows carry their currency: the
-    // campaign (or filtered ad set) roll-ups give them with one row per campaign instead of one per ad.
+    // Spend rows carry their currency: the previous period's spend is read per campaign (or filtered ad set) at every level.
     spendBy(db, organizationId, previousTiles, { by: params.adset === undefined ? 'campaign_id' : 'adset_id' }, filter),
-    leadsBy(db, organizationId, previousTiles, grouping, filter),
+    leadsBy(db, organizationId, previousTiles, previousGrouping, filter),
     listAds(db, organizationId),
     listCreativeAccounts(db, organizationId),
     listAccounts(db, organizationId),
   ]);
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);
-  if (params.level !== 'ad') {
-    for (const ad of await creativeOnlyAds(db, organizationId, [tiles, previousTiles], ads, creativeAds, filter)) currencies.learnParents(ad.id, ad.campaign_id, ad.adset_id);
-  }
+  // Campaigns and ad sets whose leads count in the currency of ads only a creative sync knows (Currencies.learnParents):
+  // the ad level's own rows resolve by ad, so only its previous period (read per campaign) learns them, apart.
+  const previousCurrencies = params.level === 'ad' ? new Currencies(ads, creativeAds, accounts, scope.currency) : currencies;
+  const perCampaign = params.level === 'ad' ? [previousTiles] : [tiles, previousTiles];
+  for (const ad of await creativeOnlyAds(db, organizationId, perCampaign, ads, creativeAds, filter)) previousCurrencies.learnParents(ad.id, ad.campaign_id, ad.adset_id);
   const current = fold(spend, leads, currencies, params.level);
-  const before = fold(spendBefore, leadsBefore, currencies, params.level);
+  const before = fold(spendBefore, leadsBefore, previousCurrencies, levelOf(previousGrouping.by));
   const rows = await labelRows(db, organizationId, params.level, [...current.cells.values()].filter((c) => c.id !== ''));
   return {
     from: params.from,

@@ -134,8 +134,37 @@ export async function spendBy(db: Queryable, organizationId: string, tiles: Sign
   return rows.map(toSpendGroup).filter(hasSpend);
 }
 
+/** A row of id, campaign_id, adset_id, organic, currency, sums. */
+function toLeadGroup(r: [string, string, string, boolean, string, string]): LeadGroup {
+  const group = { id: r[0], campaign_id: r[1], adset_id: r[2], organic: r[3], currency: r[4], leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0 };
+  parseSums(r[5], 0, LEAD_SUMS, group);
+  return group;
+}
+
+const hasLeads = (g: LeadGroup) => !allZero(g, LEAD_SUMS); // sums-text.ts: why all-zero rows go
+
+/** Leads per campaign or ad set from the roll-ups: one row per campaign or ad set and tile instead of one per ad. */
+async function leadsByLevel(db: Queryable, organizationId: string, tiles: SignedTile[], level: 'campaign' | 'adset', filter: FactFilter): Promise<LeadGroup[]> {
+  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total), level];
+  const campaign = filter.campaignId === undefined ? '' : `AND f.campaign_id = $${params.push(filter.campaignId)}`;
+  const { rows } = await db.query<[string, string, string, boolean, string, string]>({
+    text: `SELECT f.id, f.campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.organic, f.currency, ${sumsText(LEAD_SUMS, tiles)}
+     FROM unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, total)
+     CROSS JOIN LATERAL (SELECT * FROM report_lead_levels x
+                         WHERE x.organization_id = $1 AND x.level = $5 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
+     WHERE f.organization_id = $1 ${campaign}
+     GROUP BY f.id, f.campaign_id, f.organic, f.currency
+     ORDER BY f.id, f.campaign_id, f.organic, f.currency`,
+    values: params,
+    rowMode: 'array',
+  });
+  return rows.map(toLeadGroup).filter(hasLeads);
+}
+
 export async function leadsBy(db: Queryable, organizationId: string, tiles: SignedTile[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {
   if (!tiles.length) return [];
+  const level = rollupLevel(grouping, filter);
+  if (level) return leadsByLevel(db, organizationId, tiles, level, filter);
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<[string, string, string, boolean, string, string]>({
@@ -147,11 +176,5 @@ export async function leadsBy(db: Queryable, organizationId: string, tiles: Sign
     values: params,
     rowMode: 'array',
   });
-  const groups: LeadGroup[] = [];
-  for (const r of rows) {
-    const group = { id: r[0], campaign_id: r[1], adset_id: r[2], organic: r[3], currency: r[4], leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0 };
-    parseSums(r[5], 0, LEAD_SUMS, group);
-    if (!allZero(group, LEAD_SUMS)) groups.push(group);
-  }
-  return groups;
+  return rows.map(toLeadGroup).filter(hasLeads);
 }
