@@ -191,6 +191,9 @@ test('a lead of an ad known only from its creative counts in its account\'s curr
     const body = await at(level);
     assert.equal(body.rows.map((r: any) => [r.id, r.currency, r.metrics.leads]), [[{ campaign: 'c9', adset: 's9', ad: 'b1' }[level], 'EUR', 1]], level);
     assert.equal(body.totals.map((t: any) => [t.currency, t.current.leads]), [['EUR', 1]], level);
+    // The next day's report has it in its previous period (read per campaign at the ad level too).
+    const next = (await ctx.server.request('GET', `/campaigns/report?from=2024-03-06&to=2024-03-06&level=${level}`, { key: org.key })).body;
+    assert.equal(next.totals.map((t: any) => [t.currency, t.current.leads, t.previous.leads]), [['EUR', 0, 1]], level);
   }
 });
 
