@@ -163,7 +163,7 @@ async function applyBatch(tx: Client, events: RecordedEvent[], replay?: LeadRepl
 
 export const reportingLeadsProjector: Projector = {
   name: 'reporting_leads',
-  tables: ['report_zones', 'report_leads', 'report_lead_facts', 'report_lead_levels', 'report_lead_names'],
+  tables: ['report_zones', 'report_leads', 'report_lead_facts', 'report_lead_campaigns', 'report_lead_names'],
   migrations: migrationsIn(import.meta.dirname),
   handles: HANDLES,
   dataKeys: DATA_KEYS,

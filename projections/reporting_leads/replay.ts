@@ -44,15 +44,17 @@ GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
 ${NOT_ZERO}
 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
 
-/** The campaign and ad set roll-ups of every grain from the ad rows of that grain (finish() builds the facts' key after them). */
-const LEVELS_SQL = `
-INSERT INTO report_lead_levels (organization_id, level, grain, bucket, organic, campaign_id, id, currency, leads, qualified, rejected, sales, revenue_micros)
-SELECT organization_id, l.level, grain, bucket, organic, campaign_id, CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END,
-       currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
-FROM report_lead_facts CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
-GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+const CAMPAIGN_COLUMNS = 'organization_id, grain, bucket, organic, campaign_id, currency, leads, qualified, rejected, sales, revenue_micros';
+
+/** The campaign roll-ups of a grain from the rows of `source` at grain `from` (the ad days, then the campaign days and weeks). */
+const campaignRollUp = (source: 'report_lead_facts' | 'report_lead_campaigns', from: number, grain: number) => `
+INSERT INTO report_lead_campaigns (${CAMPAIGN_COLUMNS})
+SELECT organization_id, ${grain}, bucket - (((bucket - DATE '2001-01-01') % ${grain} + ${grain}) % ${grain}), organic, campaign_id, currency,
+       sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
+FROM ${source} WHERE grain = ${from}
+GROUP BY 1, 2, 3, 4, 5, 6
 ${NOT_ZERO}
-ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
+ORDER BY 2, 3, 4, 5, 6, 1`;
 
 async function deriveLeadFacts(db: Queryable): Promise<void> {
   // The aggregate of every lead fits in memory; for this transaction only.
@@ -64,7 +66,9 @@ async function deriveLeadFacts(db: Queryable): Promise<void> {
   await db.query('ANALYZE report_lead_facts');
   await db.query(coarser(7, 1));
   await db.query(coarser(56, 7));
-  await db.query(LEVELS_SQL);
+  await db.query(campaignRollUp('report_lead_facts', 1, 1));
+  await db.query(campaignRollUp('report_lead_campaigns', 1, 7));
+  await db.query(campaignRollUp('report_lead_campaigns', 7, 56));
 }
 
 /**

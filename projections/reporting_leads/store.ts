@@ -79,7 +79,7 @@ const micros = (x: number) => Math.round(x * 1e6);
 
 /**
  * $1..$13: the changed cells at every grain, one row per fact key. Each is added to its ad's fact row, and their
- * sums per campaign and per ad set to the roll-ups (report_lead_levels).
+ * sums per campaign to the campaign's (report_lead_campaigns).
  */
 const ADD_FACTS_SQL = `
 WITH cells AS (
@@ -95,13 +95,11 @@ facts AS (
     leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
     sales = f.sales + excluded.sales, revenue_micros = f.revenue_micros + excluded.revenue_micros
 )
-INSERT INTO report_lead_levels AS f (organization_id, level, grain, bucket, organic, campaign_id, id, currency,
-                                     leads, qualified, rejected, sales, revenue_micros)
-SELECT organization_id, l.level, grain, bucket, organic, campaign_id, CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END,
-       currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
-FROM cells CROSS JOIN (VALUES ('campaign'), ('adset')) AS l(level)
-GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-ON CONFLICT (organization_id, level, grain, bucket, organic, campaign_id, id, currency) DO UPDATE SET
+INSERT INTO report_lead_campaigns AS f (organization_id, grain, bucket, organic, campaign_id, currency, leads, qualified, rejected, sales, revenue_micros)
+SELECT organization_id, grain, bucket, organic, campaign_id, currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
+FROM cells
+GROUP BY 1, 2, 3, 4, 5, 6
+ON CONFLICT (organization_id, grain, bucket, organic, campaign_id, currency) DO UPDATE SET
   leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
   sales = f.sales + excluded.sales, revenue_micros = f.revenue_micros + excluded.revenue_micros`;
 

@@ -93,13 +93,10 @@ const bySpendThenLeads = (a: CampaignRow, b: CampaignRow) =>
   b.metrics.spend - a.metrics.spend || b.metrics.leads - a.metrics.leads || a.id.localeCompare(b.id) || a.currency.localeCompare(b.currency);
 
 /**
- * The grouping of the previous period, which only feeds the totals per currency: the ad level's is its campaigns (or
- * its filtered ad set), so that it reads the campaign roll-ups with one row per campaign instead of one per ad.
+ * The grouping of the previous period, which only feeds the totals per currency: its campaigns (or the filtered ad set)
+ * at every level, so that it reads the campaign roll-ups with one row per campaign instead of one per ad.
  */
-function previousGroupColumn(params: CampaignParams): GroupColumn {
-  if (params.level !== 'ad') return groupColumn(params.level);
-  return params.adset === undefined ? 'campaign_id' : 'adset_id';
-}
+const previousGroupColumn = (params: CampaignParams): GroupColumn => (params.adset === undefined ? 'campaign_id' : 'adset_id');
 
 const levelOf = (by: GroupColumn): Level => (by === 'campaign_id' ? 'campaign' : by === 'adset_id' ? 'adset' : 'ad');
 
@@ -113,8 +110,7 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
   const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts] = await Promise.all([
     spendBy(db, organizationId, tiles, grouping, filter),
     leadsBy(db, organizationId, tiles, grouping, filter),
-    // Spend rows carry their currency: the previous period's spend is read per campaign (or filtered ad set) at every level.
-    spendBy(db, organizationId, previousTiles, { by: params.adset === undefined ? 'campaign_id' : 'adset_id' }, filter),
+    spendBy(db, organizationId, previousTiles, previousGrouping, filter),
     leadsBy(db, organizationId, previousTiles, previousGrouping, filter),
     listAds(db, organizationId),
     listCreativeAccounts(db, organizationId),

@@ -143,18 +143,18 @@ function toLeadGroup(r: [string, string, string, boolean, string, string]): Lead
 
 const hasLeads = (g: LeadGroup) => !allZero(g, LEAD_SUMS); // sums-text.ts: why all-zero rows go
 
-/** Leads per campaign or ad set from the roll-ups: one row per campaign or ad set and tile instead of one per ad. */
-async function leadsByLevel(db: Queryable, organizationId: string, tiles: SignedTile[], level: 'campaign' | 'adset', filter: FactFilter): Promise<LeadGroup[]> {
-  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total), level];
+/** Leads per campaign from the roll-ups: one row per campaign and tile instead of one per ad. */
+async function leadsByCampaign(db: Queryable, organizationId: string, tiles: SignedTile[], filter: FactFilter): Promise<LeadGroup[]> {
+  const params: unknown[] = [organizationId, tiles.map((t) => t.grain), tiles.map((t) => t.start), tiles.map((t) => t.total)];
   const campaign = filter.campaignId === undefined ? '' : `AND f.campaign_id = $${params.push(filter.campaignId)}`;
   const { rows } = await db.query<[string, string, string, boolean, string, string]>({
-    text: `SELECT f.id, f.campaign_id, ${level === 'adset' ? 'f.id' : "''"} AS adset_id, f.organic, f.currency, ${sumsText(LEAD_SUMS, tiles)}
+    text: `SELECT f.campaign_id AS id, f.campaign_id, '' AS adset_id, f.organic, f.currency, ${sumsText(LEAD_SUMS, tiles)}
      FROM unnest($2::smallint[], $3::date[], $4::smallint[]) AS t(grain, bucket, total)
-     CROSS JOIN LATERAL (SELECT * FROM report_lead_levels x
-                         WHERE x.organization_id = $1 AND x.level = $5 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
+     CROSS JOIN LATERAL (SELECT * FROM report_lead_campaigns x
+                         WHERE x.organization_id = $1 AND x.grain = t.grain AND x.bucket = t.bucket OFFSET 0) AS f
      WHERE f.organization_id = $1 ${campaign}
-     GROUP BY f.id, f.campaign_id, f.organic, f.currency
-     ORDER BY f.id, f.campaign_id, f.organic, f.currency`,
+     GROUP BY f.campaign_id, f.organic, f.currency
+     ORDER BY f.campaign_id, f.organic, f.currency`,
     values: params,
     rowMode: 'array',
   });
@@ -163,8 +163,7 @@ async function leadsByLevel(db: Queryable, organizationId: string, tiles: Signed
 
 export async function leadsBy(db: Queryable, organizationId: string, tiles: SignedTile[], grouping: Grouping, filter: FactFilter = {}): Promise<LeadGroup[]> {
   if (!tiles.length) return [];
-  const level = rollupLevel(grouping, filter);
-  if (level) return leadsByLevel(db, organizationId, tiles, level, filter);
+  if (rollupLevel(grouping, filter) === 'campaign') return leadsByCampaign(db, organizationId, tiles, filter);
   const { params, conditions } = where(organizationId, tiles, filter);
   const id = column(grouping.by);
   const { rows } = await db.query<[string, string, string, boolean, string, string]>({
