@@ -95,6 +95,21 @@ test('conversions posted at the same moment: each distinct one is queued and rea
   assert.is(rows[0].n, '1');
 });
 
+// Two of the same conversion in one group: the second was crowded out of its stream and, undone, gave back the
+// first's claim of it too, so the first's stream kept its events without a revision and the next repeat of that
+// conversion failed on the store's unique index: 500 internal_error instead of 202 with duplicates.
+test('the same conversion twice at the same moment, then again: 202 every time, queued once', async ({ server }) => {
+  // An organisation (and key) of its own: 36 requests would take the shared key over its rate limit.
+  const s = await setupConversions(server, { eventName: 'Lead', targets: [{ datasetId: '2011', mode: 'live' }, { datasetId: '2012', mode: 'live' }] });
+  const ids = Array.from({ length: 12 }, (_, i) => `pair-${i}`);
+  const pairs = await Promise.all(ids.flatMap((id) => [post(server, s.key, { ...base(s), external_id: id }), post(server, s.key, { ...base(s), external_id: id })]));
+  assert.equal(pairs.map((r) => r.status), pairs.map(() => 202), JSON.stringify(pairs.find((r) => r.status !== 202)?.body));
+  const again = await Promise.all(ids.map((id) => post(server, s.key, { ...base(s), external_id: id })));
+  assert.equal(again.map((r) => [r.status, r.body.deliveries_created, r.body.duplicates]), ids.map(() => [202, 0, 2]), JSON.stringify(again.find((r) => r.status !== 202)?.body));
+  const { rows } = await server.services.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries_view WHERE event_id = ANY($1)', [again.map((r) => r.body.event_id)]);
+  assert.is(rows[0].n, ids.length * 2);
+});
+
 test('the body rules of the specification', async ({ server, s }) => {
   const cases: [Record<string, unknown>, number, string, string?][] = [
     [{ consent: false }, 400, 'validation_error', 'consent'],
