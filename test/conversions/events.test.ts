@@ -207,6 +207,25 @@ test('event_time in the ISO 8601 forms integrators send: offsets without a colon
   assert.is(zoneless.body.error.details.field, 'event_time');
 });
 
+// The OpenAPI document published the offset-with-colon date-time pattern for event_time, refusing there the forms
+// (+0200, +02, no seconds, a space) the previous test shows the service takes.
+test('event_time: the forms POST /events accepts are the ones the OpenAPI document\'s pattern allows', async ({ server }) => {
+  const s = await setupConversions(server, { eventName: 'Lead', targets: [{ datasetId: '2013', mode: 'live' }] });
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const schema = document.components.schemas.PostEventBody.properties.event_time.anyOf.find((b: { type?: string }) => b.type === 'string');
+  assert.is(schema.format, 'date-time');
+  const pattern = new RegExp(schema.pattern, 'u');
+  const at = new Date(Date.now() - 3600_000).toISOString();
+  const [day, time] = [at.slice(0, 10), at.slice(11, 19)];
+  const accepted = [`${day}T${time}Z`, `${day}T${time}.123Z`, `${day}T${time}+00:00`, `${day}T${time}+0000`, `${day}T${time}+00`, `${day}T${time.slice(0, 5)}Z`, `${day} ${time}z`, `${day}t${time}Z`];
+  const refused = [`${day}T${time}`, day, `${day}T${time} UTC`, 'yesterday', `${day}T${time.slice(0, 2)}Z`];
+  for (const [i, value] of [...accepted, ...refused].entries()) {
+    const res = await post(server, s.key, { ...base(s), external_id: `pattern-${i}`, event_time: value });
+    assert.is(res.status, accepted.includes(value) ? 202 : 400, `${value}: ${JSON.stringify(res.body)}`);
+    assert.is(pattern.test(value), accepted.includes(value), `${value} against ${schema.pattern}`);
+  }
+});
+
 test('currency needs no value: the spec requires currency with value, not value with currency', async ({ server, s }) => {
   const res = await post(server, s.key, { ...base(s), external_id: 'currency-only', currency: 'pln' });
   assert.is(res.status, 202, JSON.stringify(res.body));
