@@ -1,7 +1,7 @@
 // HTTP shapes of conversions: the POST /events body and answer, the Event and Delivery resources.
 import { z } from 'zod';
 import { chars } from '../shared/text.ts';
-import { isoFromCaller } from '../shared/time.ts';
+import { CALLER_ZONED_TIME, isoFromCaller } from '../shared/time.ts';
 import { isHexDigest } from './validate.ts';
 
 /** 9999-12-31T23:59:59Z in Unix seconds. */
@@ -19,7 +19,9 @@ export const PostEventBody = z.object({
   status: chars(1, 80).describe("The caller's status, mapped to a platform event by the source's active flows"),
   consent: z.boolean().refine((v) => v === true, 'must be true (legal basis confirmed)').describe('Must be true'),
   // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
-  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true }))]).optional()
+  // The document's pattern is the forms isoFromCaller reads (+0200, +02, no seconds, a space), not the inner
+  // schema's offset-with-colon one, which refused in the document what the service takes.
+  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true })).meta({ pattern: CALLER_ZONED_TIME.source })]).optional()
     .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
   // Empty or blank counts as absent, as for every other optional text field: the id is then derived.
   event_id: opt(128, 'Deduplication id; default (also when empty) derived from source, external_id and status'),

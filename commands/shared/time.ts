@@ -32,6 +32,9 @@ export function offsetFromQuery(value: unknown): unknown {
   return value.trim().replace(/[ +](\d{2}):?(\d{2})$/, '+$1:$2');
 }
 
+/** The date-times isoFromCaller reads (each with a zone); also the pattern the OpenAPI document publishes for them. */
+export const CALLER_ZONED_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/;
+
 /**
  * ISO 8601 as integrators' libraries write it, in the one form the date-time check reads: an offset without
  * its colon (+0200, as PHP's DATE_ISO8601 and the platform write it) or without minutes (+02), a time
@@ -40,7 +43,7 @@ export function offsetFromQuery(value: unknown): unknown {
  */
 export function isoFromCaller(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/.exec(value.trim());
+  const m = CALLER_ZONED_TIME.exec(value.trim());
   if (!m) return value;
   const [, day, minutes, seconds = ':00', zone] = m;
   const offset = /^[Zz]$/.test(zone) ? 'Z' : zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;

@@ -62,12 +62,18 @@ async function insertEvents(tx: Queryable, appends: NewStreamsAppend[]): Promise
 
 /** Appends each group member whose streams are all new; null for the others (nothing of theirs stays). */
 export async function appendNewStreamsOn(tx: Queryable, appends: NewStreamsAppend[]): Promise<(AppendResult | null)[]> {
-  const lost = crowdedOut(appends);
-  const claimed = await claimStreams(tx, appends.filter((_, i) => !lost.has(i)).flatMap((a) => a.requests));
+  const crowded = crowdedOut(appends);
+  const lost = new Set(crowded);
+  const claimed = await claimStreams(tx, appends.filter((_, i) => !crowded.has(i)).flatMap((a) => a.requests));
+  // Only a claimant that missed one of its streams gives back the others. A crowded-out member claimed nothing:
+  // a stream it shares was claimed for the member that asked first, and giving it back would leave that
+  // member's events in a stream without a revision (its next append failing on the unique index).
+  const undo: string[] = [];
   appends.forEach((append, i) => {
-    if (!append.requests.every((r) => claimed.has(r.stream))) lost.add(i);
+    if (crowded.has(i) || append.requests.every((r) => claimed.has(r.stream))) return;
+    lost.add(i);
+    undo.push(...append.requests.map((r) => r.stream).filter((s) => claimed.has(s)));
   });
-  const undo = appends.filter((_, i) => lost.has(i)).flatMap((a) => a.requests.map((r) => r.stream)).filter((s) => claimed.has(s));
   if (undo.length) await tx.query('DELETE FROM es_streams WHERE stream_id = ANY($1::text[])', [undo]);
   const winners = appends.filter((_, i) => !lost.has(i));
   const written = winners.length ? await insertEvents(tx, winners) : new Map<string, AppendResult>();

@@ -95,6 +95,21 @@ test('conversions posted at the same moment: each distinct one is queued and rea
   assert.is(rows[0].n, '1');
 });
 
+// Two of the same conversion in one group: the second was crowded out of its stream and, undone, gave back the
+// first's claim of it too, so the first's stream kept its events without a revision and the next repeat of that
+// conversion failed on the store's unique index: 500 internal_error instead of 202 with duplicates.
+test('the same conversion twice at the same moment, then again: 202 every time, queued once', async ({ server }) => {
+  // An organisation (and key) of its own: 36 requests would take the shared key over its rate limit.
+  const s = await setupConversions(server, { eventName: 'Lead', targets: [{ datasetId: '2011', mode: 'live' }, { datasetId: '2012', mode: 'live' }] });
+  const ids = Array.from({ length: 12 }, (_, i) => `pair-${i}`);
+  const pairs = await Promise.all(ids.flatMap((id) => [post(server, s.key, { ...base(s), external_id: id }), post(server, s.key, { ...base(s), external_id: id })]));
+  assert.equal(pairs.map((r) => r.status), pairs.map(() => 202), JSON.stringify(pairs.find((r) => r.status !== 202)?.body));
+  const again = await Promise.all(ids.map((id) => post(server, s.key, { ...base(s), external_id: id })));
+  assert.equal(again.map((r) => [r.status, r.body.deliveries_created, r.body.duplicates]), ids.map(() => [202, 0, 2]), JSON.stringify(again.find((r) => r.status !== 202)?.body));
+  const { rows } = await server.services.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries_view WHERE event_id = ANY($1)', [again.map((r) => r.body.event_id)]);
+  assert.is(rows[0].n, ids.length * 2);
+});
+
 test('the body rules of the specification', async ({ server, s }) => {
   const cases: [Record<string, unknown>, number, string, string?][] = [
     [{ consent: false }, 400, 'validation_error', 'consent'],
@@ -190,6 +205,25 @@ test('event_time in the ISO 8601 forms integrators send: offsets without a colon
   const zoneless = await post(server, s.key, { ...base(s), external_id: 'iso-zoneless', event_time: `${wall}:00` });
   assert.is(zoneless.status, 400);
   assert.is(zoneless.body.error.details.field, 'event_time');
+});
+
+// The OpenAPI document published the offset-with-colon date-time pattern for event_time, refusing there the forms
+// (+0200, +02, no seconds, a space) the previous test shows the service takes.
+test('event_time: the forms POST /events accepts are the ones the OpenAPI document\'s pattern allows', async ({ server }) => {
+  const s = await setupConversions(server, { eventName: 'Lead', targets: [{ datasetId: '2013', mode: 'live' }] });
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const schema = document.components.schemas.PostEventBody.properties.event_time.anyOf.find((b: { type?: string }) => b.type === 'string');
+  assert.is(schema.format, 'date-time');
+  const pattern = new RegExp(schema.pattern, 'u');
+  const at = new Date(Date.now() - 3600_000).toISOString();
+  const [day, time] = [at.slice(0, 10), at.slice(11, 19)];
+  const accepted = [`${day}T${time}Z`, `${day}T${time}.123Z`, `${day}T${time}+00:00`, `${day}T${time}+0000`, `${day}T${time}+00`, `${day}T${time.slice(0, 5)}Z`, `${day} ${time}z`, `${day}t${time}Z`];
+  const refused = [`${day}T${time}`, day, `${day}T${time} UTC`, 'yesterday', `${day}T${time.slice(0, 2)}Z`];
+  for (const [i, value] of [...accepted, ...refused].entries()) {
+    const res = await post(server, s.key, { ...base(s), external_id: `pattern-${i}`, event_time: value });
+    assert.is(res.status, accepted.includes(value) ? 202 : 400, `${value}: ${JSON.stringify(res.body)}`);
+    assert.is(pattern.test(value), accepted.includes(value), `${value} against ${schema.pattern}`);
+  }
 });
 
 test('currency needs no value: the spec requires currency with value, not value with currency', async ({ server, s }) => {

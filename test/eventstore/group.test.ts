@@ -1,9 +1,12 @@
 // Group commit on PostgreSQL: many appends of new streams in one transaction, each written or refused alone.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import path from 'node:path';
 import { withTransaction } from '../../src/db/pool.ts';
+import { migrationsIn } from '../../src/db/migrate.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { NewStreamsAppend } from '../../src/eventstore/postgres-group.ts';
+import { WrongExpectedVersionError } from '../../src/eventstore/port.ts';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 
 const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('EventStore (postgres): a group of new-stream appends');
@@ -50,6 +53,23 @@ test('two members asking for the same stream: the first is written, the second r
   assert.equal(await store.readStream('g2-b'), []);
 });
 
+// The refused member had asked for the shared stream too; giving back its claims gave back the winner's claim of
+// it, so the stream had events but no revision: the next append to it ('no_stream' or its revision) failed on a
+// unique index (a 500 for a repeated POST /events), where a 'no_stream' one must be WrongExpectedVersionError.
+test('a member refused for a stream another member won gives back none of the winner\'s streams', async ({ db, store }) => {
+  const results = await withTransaction(db.pool, (tx) => store.appendNewStreamsWithin(tx, [append('a', 'g4-shared'), append('b', 'g4-shared', 'g4-b')]));
+  assert.ok(results[0]);
+  assert.is(results[1], null);
+  const again = await store.append('g4-shared', [{ type: 'Made', data: {} }], 'no_stream', { organizationId: 'c' }).then(() => null, (e: unknown) => e);
+  assert.instance(again, WrongExpectedVersionError);
+  assert.is((again as WrongExpectedVersionError).actual, 1n);
+  await store.append('g4-shared', [{ type: 'Next', data: {} }], 1n, { organizationId: 'a' });
+  assert.equal((await store.readStream('g4-shared')).map((e) => e.type), ['Made', 'Kept', 'Next']);
+  // And a later group asking for it finds it taken.
+  const later = await withTransaction(db.pool, (tx) => store.appendNewStreamsWithin(tx, [append('d', 'g4-shared')]));
+  assert.equal(later, [null]);
+});
+
 test('concurrent groups over the same streams in any order never lose or double an append', async ({ db, store }) => {
   const streams = Array.from({ length: 40 }, (_, i) => `g3-${i}`);
   const shuffled = (seed: number) => [...streams].sort((x, y) => ((x.charCodeAt(4) * seed) % 7) - ((y.charCodeAt(4) * seed) % 7));
@@ -60,6 +80,18 @@ test('concurrent groups over the same streams in any order never lose or double 
   for (const s of streams) assert.is((await store.readStream(s)).length, 2);
   const { rows } = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM es_streams WHERE stream_id LIKE 'g3-own-%'`);
   assert.is(Number(rows[0].n), written, 'only the written members keep their own streams');
+});
+
+// Stores written before the fix hold such streams: the migration gives them their revision back.
+test('the repair migration gives a stream with events and no revision its revision back', async ({ db, store }) => {
+  await store.append('g5-damaged', [{ type: 'Made', data: {} }, { type: 'Kept', data: {} }], 'no_stream', { organizationId: 'a' });
+  await db.pool.query(`DELETE FROM es_streams WHERE stream_id = 'g5-damaged'`);
+  const repair = migrationsIn(path.resolve(import.meta.dirname, '../../src/eventstore/migrations')).find((m) => m.id.endsWith('stream_revisions_repair'))!;
+  await db.pool.query(repair.sql);
+  const { rows } = await db.pool.query<{ revision: string }>(`SELECT revision FROM es_streams WHERE stream_id = 'g5-damaged'`);
+  assert.equal(rows, [{ revision: '1' }]);
+  const again = await store.append('g5-damaged', [{ type: 'Made', data: {} }], 'no_stream', { organizationId: 'b' }).then(() => null, (e: unknown) => e);
+  assert.instance(again, WrongExpectedVersionError);
 });
 
 test.run();
