@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { chars } from '../shared/text.ts';
 import { NOTE_KINDS, STAGES } from './contact.ts';
 import { TAG_MAX_LENGTH, TAGS_PER_CONTACT } from './fields.ts';
-import { isoFromCaller, isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../shared/time.ts';
+import { CALLER_ZONED_TIME, isoFromCaller, isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../shared/time.ts';
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
@@ -79,7 +79,9 @@ export const NoteBody = z.object({
   kind: z.enum(NOTE_KINDS).default('note'),
   text: chars(1, 5000).refine((t) => t.trim().length > 0, 'must not be blank'),
   // The ISO 8601 forms event_time takes (+0200, +02, no seconds, a space or a lower-case t and z).
-  time: z.preprocess(isoFromCaller, z.iso.datetime({ offset: true }).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE)).optional().describe('Default now; not in the future'),
+  // Documented as the forms isoFromCaller reads (+0200, +02, no seconds, a space), as POST /events' event_time.
+  time: z.preprocess(isoFromCaller, z.iso.datetime({ offset: true }).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE)).meta({ pattern: CALLER_ZONED_TIME.source })
+    .optional().describe('Default now; not in the future'),
 }).strict();
 
 export const TagsBody = z.object({

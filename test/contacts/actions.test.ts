@@ -67,6 +67,23 @@ test('notes: kinds, 1-5000 characters, time defaults to now and may not be in th
   assert.is(read.body.last_activity_at, note.body.time > max.body.time ? note.body.time : max.body.time);
 });
 
+// The OpenAPI document published the offset-with-colon date-time pattern for a note's time, refusing there the
+// forms (+0200, +02, no seconds, a space) the service takes.
+test('notes: the time forms POST /contacts/{id}/notes accepts are the ones the OpenAPI document\'s pattern allows', async ({ server, org }) => {
+  const c = await contact(server, org);
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const notes = Object.entries(document.paths).find(([path]) => path.endsWith('/notes'))![1] as any;
+  const schema = notes.post.requestBody.content['application/json'].schema.properties.time;
+  const pattern = new RegExp(schema.pattern, 'u');
+  const accepted = ['2024-01-01T10:00:00Z', '2024-01-01T10:00:00.5+02:00', '2024-01-01T10:00:00+0200', '2024-01-01T10:00+02', '2024-01-01 10:00:00z'];
+  const refused = ['2024-01-01T10:00:00', '2024-01-01', 'yesterday', '2024-01-01T10Z'];
+  for (const value of [...accepted, ...refused]) {
+    const res = await server.request('POST', `/contacts/${c.id}/notes`, { key: org.key, body: { text: 'x', time: value } });
+    assert.is(res.status, accepted.includes(value) ? 201 : 400, `${value}: ${JSON.stringify(res.body)}`);
+    assert.is(pattern.test(value), accepted.includes(value), `${value} against ${schema.pattern}`);
+  }
+});
+
 test('tags: add and remove in one call, trimmed, 1-50 characters, at most 50 on a contact', async ({ server, org }) => {
   const c = await contact(server, org, { tags: ['a', 'b'] });
   const res = await server.request('POST', `/contacts/${c.id}/tags`, { key: org.key, body: { add: [' c ', 'a'], remove: ['b'] } });
