@@ -3,6 +3,7 @@
 // The file is streamed twice: a first reading checks every lead (a file with a bad row is refused whole,
 // nothing imported), a second imports them, several at a time; memory stays the same whatever the file's size.
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { countryCode, importCounts, receiveLead } from '../commands/lead/intake.ts';
 import { inLanes, laneKeys } from '../commands/lead/lanes.ts';
@@ -61,7 +62,7 @@ export const leadCommands: CommandGroup = {
     async run(ctx) {
       const organizationId = required(ctx, 'org');
       const name = required(ctx, 'file');
-      const file = await fs.open(name, 'r').catch((error) => { throw cannotRead(name, error); });
+      const file = await fs.open(path.resolve(ctx.callerDir, name), 'r').catch((error) => { throw cannotRead(name, error); });
       try {
         const checked = await file.stat();
         const total = await checkAll(ctx, file, name);
