@@ -66,6 +66,21 @@ test('leads import --file: a relative path is read from the directory the operat
   }
 });
 
+test('an --org that names no organisation is the same not_found line in reports and leads import as in every other command', async (ctx) => {
+  const file = path.join(os.tmpdir(), `ops-no-org-${process.pid}.json`);
+  await fs.writeFile(file, '[]');
+  try {
+    for (const args of [['reports', 'campaign'], ['reports', 'creative'], ['leads', 'import', '--file', file]]) {
+      const res = await runOps(ctx.db.url, [...args, '--org', 'no-such-org', '--json']);
+      assert.is(res.code, 2, args.join(' '));
+      assert.is(res.stdout, '', args.join(' '));
+      assert.is(res.stderr, 'not_found: unknown organisation {"organization_id":"no-such-org"}\n', args.join(' '));
+    }
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+});
+
 test('an option may be spelled as its HTTP parameter, with underscores', () => {
   const parsed = parseCommandLine(['reports', 'creative', '--ad_account', 'act_1', '--as_of=2026-01-01T00:00:00Z']);
   assert.equal(parsed.options, { 'ad-account': 'act_1', 'as-of': '2026-01-01T00:00:00Z' });
