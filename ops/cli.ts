@@ -111,6 +111,8 @@ async function main(): Promise<number> {
   try {
     const result = await command.run({
       services: booted.services, booted, json, args, options,
+      // `npm run` runs the command in the project folder; INIT_CWD is where the operator typed it.
+      callerDir: process.env.INIT_CWD ?? process.cwd(),
       print: (line) => { if (!json) out(line + '\n'); },
       settle: makeSettle(booted.services),
     });

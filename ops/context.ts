@@ -17,6 +17,8 @@ export interface CliContext {
   services: Services;
   booted: Booted;
   json: boolean;
+  /** The directory the operator ran the command in: a relative --file is read from there. */
+  callerDir: string;
   /** Positional arguments after the group and action. */
   args: string[];
   /** --name value options (strings; flags are 'true'). */

@@ -3,12 +3,13 @@
 // The file is streamed twice: a first reading checks every lead (a file with a bad row is refused whole,
 // nothing imported), a second imports them, several at a time; memory stays the same whatever the file's size.
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { countryCode, importCounts, receiveLead } from '../commands/lead/intake.ts';
 import { inLanes, laneKeys } from '../commands/lead/lanes.ts';
 import { LeadExportError, type PlatformLead } from '../src/platform/leads.ts';
 import { readLeadExport } from '../src/platform/lead-export-stream.ts';
-import { CliError, required, type CommandGroup, type CliContext } from './context.ts';
+import { CliError, existingOrganization, required, type CommandGroup, type CliContext } from './context.ts';
 
 interface Bar {
   update(value: number): void;
@@ -59,9 +60,10 @@ export const leadCommands: CommandGroup = {
   import: {
     usage: 'leads import --org ID --file F (the platform\'s JSON or CSV lead export)',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      // An unknown organisation is the same not_found as in every command, and refused before a long file is read.
+      const organizationId = await existingOrganization(ctx);
       const name = required(ctx, 'file');
-      const file = await fs.open(name, 'r').catch((error) => { throw cannotRead(name, error); });
+      const file = await fs.open(path.resolve(ctx.callerDir, name), 'r').catch((error) => { throw cannotRead(name, error); });
       try {
         const checked = await file.stat();
         const total = await checkAll(ctx, file, name);

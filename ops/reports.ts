@@ -6,7 +6,7 @@ import { CampaignReportQuery, CreativeReportQuery, resolveCampaignParams, resolv
 import { campaignReport } from '../queries/reports/campaign.ts';
 import { creativeReport } from '../queries/reports/creative.ts';
 import { reportScope } from '../queries/reports/scope.ts';
-import { CliError, parseIsoTime, required, type CliContext, type CommandGroup } from './context.ts';
+import { CliError, existingOrganization, parseIsoTime, type CliContext, type CommandGroup } from './context.ts';
 import { withReportsAsOf } from './reports-asof.ts';
 import { pickLanguage } from '../src/http/messages.ts';
 import { campaignLines, creativeLines } from './reports-print.ts';
@@ -54,7 +54,7 @@ export const reportCommands: CommandGroup = {
   campaign: {
     usage: 'reports campaign --org ID [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--level campaign|adset|ad] [--campaign ID] [--adset ID] [--as-of ISO_TIME]',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       const query = queryOf(ctx, CampaignReportQuery, ['from', 'to', 'level', 'campaign', 'adset']);
       const report = await onReadModels(ctx, async (db, asOf) => {
         const scope = await scopeFor(db, organizationId, asOf);
@@ -67,7 +67,7 @@ export const reportCommands: CommandGroup = {
   creative: {
     usage: 'reports creative --org ID [--from D] [--to D] [--weeks 4-8] [--format F] [--campaign ID] [--ad-account act_ID] [--tag dim:value] [--as-of ISO_TIME]',
     async run(ctx) {
-      const organizationId = required(ctx, 'org');
+      const organizationId = await existingOrganization(ctx);
       const query = queryOf(ctx, CreativeReportQuery, ['from', 'to', 'weeks', 'format', 'campaign', 'ad-account', 'tag']);
       const report = await onReadModels(ctx, async (db, asOf) => {
         const scope = await scopeFor(db, organizationId, asOf);

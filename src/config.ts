@@ -95,8 +95,9 @@ class Env {
   integer(name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
     const text = this.env[name];
     if (text === undefined) return fallback;
-    const value = Number(text);
-    if (text.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+    // Plain digits only: Number() reads PORT=0x10 as 16 and PORT=1e3 as 1000, a port nobody meant.
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isInteger(value) || value < min || value > max) {
       this.bad(name, max === Number.MAX_SAFE_INTEGER ? `a whole number, at least ${min}` : `a whole number from ${min} to ${max}`);
     }
     return value;

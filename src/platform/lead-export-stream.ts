@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { csvOptions, delimiterOf, EMPTY_EXPORT, LeadExportError, leadFromCsvRecord, leadFromJsonItem, type PlatformLead } from './lead-export.ts';
+import { checkHeaderOnly, csvOptions, delimiterOf, EMPTY_EXPORT, LeadExportError, leadFromCsvRecord, leadFromJsonItem, type PlatformLead } from './lead-export.ts';
 import { JsonItemReader, MAX_ITEM_CHARS, type JsonItem } from './json-items.ts';
 
 export interface ExportSource {
@@ -89,6 +89,7 @@ async function* csvLeads(start: string, texts: AsyncGenerator<string>): AsyncGen
   let row = 1;
   try {
     for await (const record of records) yield leadFromCsvRecord(record as Record<string, string>, ++row);
+    if (row === 1) checkHeaderOnly(head);
   } catch (error) {
     if (error instanceof CsvError) throw new LeadExportError(`cannot read the CSV: ${error.message}`, null);
     throw error;

@@ -201,7 +201,23 @@ export function leadFromCsvRecord(r: Record<string, string>, row: number): Platf
 
 function parseCsv(text: string): PlatformLead[] {
   const rows = parse(text, csvOptions(delimiterOf(text))) as Array<Record<string, string>>;
+  if (rows.length === 0) checkHeaderOnly(text);
   return rows.map((r, i) => leadFromCsvRecord(r, i + 2));
+}
+
+/**
+ * A CSV with no row is the export of a form with no lead only when its header is the export's (it has `id`):
+ * any one-line text (a note, another sheet) reads as such a CSV, and "0 leads read" would hide the wrong file.
+ * (With rows, each row without an id is refused by its row number.)
+ */
+export function checkHeaderOnly(text: string): void {
+  const end = text.indexOf('\n');
+  const line = end < 0 ? text : text.slice(0, end);
+  let header: string[] = [];
+  try {
+    [header = []] = parse(line, { bom: true, trim: true, delimiter: delimiterOf(line), relax_quotes: true }) as string[][];
+  } catch { /* not even a CSV line: no id column either */ }
+  if (!header.includes('id')) throw new LeadExportError('not the platform\'s lead export: no row, and the CSV header has no id column', null);
 }
 
 export const EMPTY_EXPORT = 'the file is empty (no header, no leads)';

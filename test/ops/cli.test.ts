@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -20,11 +22,14 @@ test('an option followed by another option has no value; --json is never taken a
   assert.equal(parseCommandLine(['org', 'create', '--name=--odd', '--json']).options.name, '--odd');
 });
 
+const root = path.join(import.meta.dirname, '..', '..');
+
 /** `npm run ops -- ...` as DESIGN.md writes it (no -s), with none of the npm settings of whatever runs the tests. */
-function npmRunOps(databaseUrl: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-  const child = spawn('npm', ['run', 'ops', '--', ...args], {
-    cwd: path.join(import.meta.dirname, '..', '..'), env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+function npmRunOps(databaseUrl: string, args: string[], cwd = root): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  // INIT_CWD too: npm sets it to the directory it is run in, unless it is set already (as by the npm running the tests).
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_|^INIT_CWD$/i.test(name)));
+  const child = spawn('npm', ['--prefix', root, 'run', 'ops', '--', ...args], {
+    cwd, env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
@@ -43,6 +48,37 @@ test('`npm run ops -- <command> --json` prints exactly one JSON document on stdo
   assert.is(refused.code, 2, refused.stderr);
   assert.is(refused.stdout, '');
   assert.match(refused.stderr, /^not_found: /);
+});
+
+test('leads import --file: a relative path is read from the directory the operator runs npm in, not the project folder npm runs the command in', async (ctx) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ops-cwd-'));
+  try {
+    await fs.writeFile(path.join(dir, 'leads.json'), JSON.stringify([{
+      id: '770000001', created_time: '2026-01-05T10:00:00+0000', form_id: '7001', form_name: 'Here',
+      field_data: [{ name: 'email', values: ['here@example.com'] }],
+    }]));
+    const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Caller dir', '--json'])).stdout).id;
+    const imported = await npmRunOps(ctx.db.url, ['leads', 'import', '--org', org, '--file', 'leads.json', '--json'], dir);
+    assert.is(imported.code, 0, imported.stderr);
+    assert.equal(JSON.parse(imported.stdout), { read: 1, created: 1, completed: 0, known: 0 });
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('an --org that names no organisation is the same not_found line in reports and leads import as in every other command', async (ctx) => {
+  const file = path.join(os.tmpdir(), `ops-no-org-${process.pid}.json`);
+  await fs.writeFile(file, '[]');
+  try {
+    for (const args of [['reports', 'campaign'], ['reports', 'creative'], ['leads', 'import', '--file', file]]) {
+      const res = await runOps(ctx.db.url, [...args, '--org', 'no-such-org', '--json']);
+      assert.is(res.code, 2, args.join(' '));
+      assert.is(res.stdout, '', args.join(' '));
+      assert.is(res.stderr, 'not_found: unknown organisation {"organization_id":"no-such-org"}\n', args.join(' '));
+    }
+  } finally {
+    await fs.rm(file, { force: true });
+  }
 });
 
 test('an option may be spelled as its HTTP parameter, with underscores', () => {

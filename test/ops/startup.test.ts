@@ -59,6 +59,8 @@ test('loadConfig names the variable of every value it cannot use', () => {
     WORKERS: 'false', // read as on: workers ran in a process meant to serve the API only
     WEBHOOK_ALLOW_PRIVATE: 'true', // read as off, without a word
     PLATFORM_API_VERSION: '21.0', // the service started and every platform call was an unknown path
+    // Number() reads these as 16, 1000 and 4 (PORT=0x10 listened on port 16).
+    JOB_LEADS_BACKFILL_DAYS: '0x10', JOB_SPEND_BACKFILL_DAYS: '1e3', JOB_SPEND_WINDOW_DAYS: ' 4',
   };
   for (const [name, value] of Object.entries(bad)) {
     try {
@@ -74,6 +76,9 @@ test('loadConfig names the variable of every value it cannot use', () => {
   assert.is(loadConfig({ JOB_CONCURRENCY: '0', PORT: '0' }).jobs.concurrency, 0, 'no jobs in this process is a choice');
   assert.is(loadConfig({}).requestTimeoutMs, 15_000);
   assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), /REQUEST_TIMEOUT_MS="0" is not valid/);
+  assert.throws(() => loadConfig({ PORT: '0x10' }), /PORT="0x10" is not valid/);
+  assert.throws(() => loadConfig({ PORT: '1e3' }), /PORT="1e3" is not valid/);
+  assert.is(loadConfig({ PORT: '08080' }).port, 8080);
 });
 
 test('npm start: a bad value, an unreachable database or event store, a port in use', async (ctx) => {

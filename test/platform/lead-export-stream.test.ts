@@ -69,4 +69,18 @@ test('a file without a .csv name is told by its first character; a blank one is 
   await streamed(blank).then(() => assert.unreachable(), (error: Error) => assert.is(error.message, 'the file is empty (no header, no leads)'));
 });
 
+test('a CSV with no row is a form without leads only when its header has id; one line of anything else is refused, not "0 leads read"', async ({ dir }) => {
+  const refusal = /^not the platform's lead export: no row, and the CSV header has no id column$/;
+  for (const [name, text] of [['note.txt', 'garbage\n'], ['other.csv', 'Order,Stage,E-mail']]) {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    await streamed(file).then(() => assert.unreachable(name), (error: Error) => assert.match(error.message, refusal, name));
+    assert.throws(() => parseLeadExport(text, 'csv'), refusal, name);
+  }
+  const empty = path.join(dir, 'no-leads.csv');
+  fs.writeFileSync(empty, '\uFEFF"id","created_time","form_id"\r\n');
+  assert.equal(await streamed(empty), []);
+  assert.equal(parseLeadExport('id\tcreated_time\tform_id\n', 'csv'), []);
+});
+
 test.run();
