@@ -190,6 +190,8 @@ interface StartOptions {
 
 /** Connect to the cluster under dataDir, starting it when no running one may be joined (see runningCluster). */
 export async function startEmbeddedPostgres(dataDir: string, options: StartOptions = {}): Promise<EmbeddedDatabase> {
+  // A file in its place: mkdir's own EEXIST named no setting.
+  if (fs.statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is not a directory`);
   fs.mkdirSync(dataDir, { recursive: true });
   const clusterDir = path.join(dataDir, 'pg');
   for (let attempt = 1; ; attempt++) {

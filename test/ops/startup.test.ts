@@ -197,4 +197,19 @@ test('the CLI: an embedded PostgreSQL that will not start (its cluster held by a
   }
 });
 
+test('DATA_DIR naming a file: one line saying so, from the server and the CLI', async () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-file-')), 'data');
+  fs.writeFileSync(file, 'not a directory');
+  try {
+    const cli = await run(['ops/cli.ts', 'org', 'create', '--name', 'X', '--json'], { DATA_DIR: file, DATABASE_URL: '' });
+    assert.is(cli.code, 2, cli.output);
+    assert.is(cli.output, `cannot start: DATA_DIR ${file} is not a directory\n`);
+    const server = await run(['src/main.ts'], { DATA_DIR: file, DATABASE_URL: '', PORT: '0' });
+    assert.is(server.code, 1, server.output);
+    assert.is(server.output, `cannot start: DATA_DIR ${file} is not a directory\n`);
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+});
+
 test.run();
