@@ -6,6 +6,7 @@
 import type { Client } from '../../src/db/pool.ts';
 import { copyField, copyFrom } from '../../src/db/copy.ts';
 import type { AdSpendSynced } from '../../commands/adaccount/spend.ts';
+import { bucketStartSql } from '../reporting_shared/days.ts';
 import { dropPrimaryKey } from '../reporting_shared/keys.ts';
 import { LatestNames, noteNames, saveNames } from '../reporting_shared/names.ts';
 import { saveAds, spendChunks, type DayRow } from './spend.ts';
@@ -34,7 +35,7 @@ const SUMS = 'sum(spend_micros), sum(impressions), sum(clicks), sum(reach), sum(
  * 56 days: both Monday-aligned), in key order so that the primary key built last sorts presorted rows.
  */
 const rollUp = (from: number, to: number) => `INSERT INTO report_spend_facts (${FACT_COLUMNS})
-   SELECT organization_id, ${to}, bucket - (((bucket - DATE '2001-01-01') % ${to} + ${to}) % ${to}) AS b, account, ad_id,
+   SELECT organization_id, ${to}, ${bucketStartSql('bucket', to)} AS b, account, ad_id,
           max(campaign_id), max(adset_id), max(currency), ${SUMS}
    FROM report_spend_facts WHERE grain = ${from}
    GROUP BY organization_id, b, account, ad_id

@@ -4,6 +4,7 @@
 // set-based statements per chunk: arrays as parameters, no statement per event or per row.
 import type { Queryable } from '../../src/db/pool.ts';
 import type { AdSpendSynced, SpendDayData } from '../../commands/adaccount/spend.ts';
+import { bucketStartSql } from '../reporting_shared/days.ts';
 import { LatestNames, noteNames, saveNames } from '../reporting_shared/names.ts';
 
 export interface DayRow {
@@ -38,7 +39,7 @@ WITH days AS (
 buckets AS (
   INSERT INTO report_spend_facts AS f (organization_id, grain, bucket, account, ad_id, campaign_id, adset_id, currency,
                                        spend_micros, impressions, clicks, reach, platform_leads)
-  SELECT o, g.grain, day - (((day - DATE '2001-01-01') % g.grain + g.grain) % g.grain), a, ad_id, max(campaign_id), max(adset_id),
+  SELECT o, g.grain, ${bucketStartSql('day', 'g.grain')}, a, ad_id, max(campaign_id), max(adset_id),
          max(currency), sum(spend_micros), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
   FROM days CROSS JOIN (VALUES (7), (56)) AS g(grain)
   GROUP BY 1, 2, 3, 4, 5
@@ -48,7 +49,7 @@ buckets AS (
 )
 INSERT INTO report_spend_levels AS f (organization_id, level, grain, bucket, account, campaign_id, id, currency,
                                       spend_micros, impressions, clicks, reach, platform_leads)
-SELECT o, l.level, g.grain, day - (((day - DATE '2001-01-01') % g.grain + g.grain) % g.grain), a, campaign_id,
+SELECT o, l.level, g.grain, ${bucketStartSql('day', 'g.grain')}, a, campaign_id,
        CASE WHEN l.level = 'campaign' THEN campaign_id ELSE adset_id END, max(currency),
        sum(spend_micros), sum(impressions), sum(clicks), sum(reach), sum(platform_leads)
 FROM (SELECT o, day, a, campaign_id, adset_id, max(currency) AS currency, sum(spend_micros) AS spend_micros, sum(impressions) AS impressions,

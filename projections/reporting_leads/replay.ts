@@ -3,6 +3,7 @@
 // contributions() gives, per day and then per 7 and 56 days, with a few INSERT ... SELECT instead of
 // three upserted cells per lead and batch.
 import type { Client, Queryable } from '../../src/db/pool.ts';
+import { bucketStartSql } from '../reporting_shared/days.ts';
 import { dropPrimaryKey } from '../reporting_shared/keys.ts';
 import { LatestNames, saveNames } from '../reporting_shared/names.ts';
 
@@ -37,7 +38,7 @@ ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
 /** A coarser grain from the finer one it nests on (7 from days, 56 from weeks): far fewer rows than from the leads. */
 const coarser = (grain: number, from: number) => `
 INSERT INTO report_lead_facts (${COLUMNS})
-SELECT organization_id, ${grain}, bucket - (((bucket - DATE '2001-01-01') % ${grain} + ${grain}) % ${grain}), organic, campaign_id,
+SELECT organization_id, ${grain}, ${bucketStartSql('bucket', grain)}, organic, campaign_id,
        adset_id, ad_id, currency, sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
 FROM report_lead_facts WHERE grain = ${from}
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
@@ -49,7 +50,7 @@ const CAMPAIGN_COLUMNS = 'organization_id, grain, bucket, organic, campaign_id, 
 /** The campaign roll-ups of a grain from the rows of `source` at grain `from` (the ad days, then the campaign days and weeks). */
 const campaignRollUp = (source: 'report_lead_facts' | 'report_lead_campaigns', from: number, grain: number) => `
 INSERT INTO report_lead_campaigns (${CAMPAIGN_COLUMNS})
-SELECT organization_id, ${grain}, bucket - (((bucket - DATE '2001-01-01') % ${grain} + ${grain}) % ${grain}), organic, campaign_id, currency,
+SELECT organization_id, ${grain}, ${bucketStartSql('bucket', grain)}, organic, campaign_id, currency,
        sum(leads), sum(qualified), sum(rejected), sum(sales), sum(revenue_micros)
 FROM ${source} WHERE grain = ${from}
 GROUP BY 1, 2, 3, 4, 5, 6

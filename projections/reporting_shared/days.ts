@@ -59,6 +59,10 @@ export function bucketOf(n: number, grain: Grain): number {
   return n - mod(n - ANCHOR, grain);
 }
 
+/** bucketOf in SQL: the first day of the `grain`-day bucket holding the date `day` (both SQL expressions). */
+export const bucketStartSql = (day: string, grain: string | number) =>
+  `${day} - (((${day} - DATE '2001-01-01') % ${grain} + ${grain}) % ${grain})`;
+
 export interface Bucket {
   grain: Grain;
   /** First day of the bucket, YYYY-MM-DD. */
