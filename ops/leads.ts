@@ -94,7 +94,7 @@ async function importAll(ctx: CliContext, input: { organizationId: string; file:
   let done = 0;
   let created = 0;
   let completed = 0;
-  // Read once for every lead (an unknown organisation is refused here, before anything is written).
+  // Read once for every lead (the organisation was checked before the file was read).
   const cc = await countryCode(ctx.services, organizationId);
   try {
     await inLanes(leadsOf(file, name), IMPORT_WIDTH, (lead) => laneKeys(lead, cc), async (lead) => {

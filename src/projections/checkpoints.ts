@@ -17,8 +17,8 @@ export interface ProjectionStatus {
  * Advisory lock keys: the leader lock (one running instance per projector); `live`, held shared by
  * transactions that write the projector's rows with their events and exclusively by a rebuild's swap
  * (live.ts); `rebuild`, held by a rebuild for its whole run, so two rebuilds of one projector (two operators,
- * `--all` twice) take turns instead of sharing, and dropping, one side schema. `apply` is kept for callers of older versions; batches and rebuilds now serialise on the
- * checkpoint row itself.
+ * `--all` twice) take turns instead of sharing, and dropping, one side schema. `apply` is kept for callers of older
+ * versions; batches and rebuilds now serialise on the checkpoint row itself.
  */
 export function lockKeys(name: string): { leader: number; apply: number; live: number; rebuild: number } {
   let hash = 0;
