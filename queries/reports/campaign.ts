@@ -1,7 +1,7 @@
 // The campaign report: spend and the lead cohort per campaign, ad set or ad, totals per currency against
 // the previous period, organic leads, spend sync state, and leads with no id at the level.
 import type { Queryable } from '../../src/db/pool.ts';
-import { Currencies, listAccounts, listAds, listCreativeAccounts, namesAt, syncItems, type Level, type SyncItem } from './catalog.ts';
+import { Currencies, listAccounts, listAds, listCreativeAccounts, namesOf, syncItems, type Names, type Level, type SyncItem } from './catalog.ts';
 import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
 import { totalTiles, type SignedTile } from './signed-tiles.ts';
 import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
@@ -58,24 +58,21 @@ export function groupColumn(level: Level): GroupColumn {
   }
 }
 
-async function labelRows(db: Queryable, organizationId: string, level: Level, cells: Cell[]): Promise<CampaignRow[]> {
-  const ids = (l: Level) => [...new Set(cells.map((c) => (l === level ? c.id : l === 'campaign' ? c.campaign_id : c.adset_id)))];
-  const [campaigns, adsets, ads] = await Promise.all([
-    namesAt(db, organizationId, 'campaign', ids('campaign')),
-    level === 'campaign' ? new Map<string, string>() : namesAt(db, organizationId, 'adset', ids('adset')),
-    level === 'ad' ? namesAt(db, organizationId, 'ad', ids('ad')) : new Map<string, string>(),
-  ]);
+function labelRows(names: Names, level: Level, cells: Cell[]): CampaignRow[] {
   return cells.map((c) => {
     const adsetId = level === 'campaign' ? null : level === 'adset' ? c.id : c.adset_id;
-    const name = (level === 'campaign' ? campaigns : level === 'adset' ? adsets : ads).get(c.id) ?? '';
+    const name = names[level].get(c.id) ?? '';
     return {
-      id: c.id, name, campaign_id: c.campaign_id, campaign_name: campaigns.get(c.campaign_id) ?? '',
-      adset_id: adsetId, adset_name: adsetId === null ? null : (adsets.get(adsetId) ?? ''),
+      id: c.id, name, campaign_id: c.campaign_id, campaign_name: names.campaign.get(c.campaign_id) ?? '',
+      adset_id: adsetId, adset_name: adsetId === null ? null : (names.adset.get(adsetId) ?? ''),
       ad_id: level === 'ad' ? c.id : null, ad_name: level === 'ad' ? name : null,
       currency: c.currency, metrics: metricsOf(c.sums),
     };
   });
 }
+
+/** The levels whose names a report's rows show: its own and those above it. */
+const LEVELS_SHOWN: Record<Level, Level[]> = { campaign: ['campaign'], adset: ['campaign', 'adset'], ad: ['campaign', 'adset', 'ad'] };
 
 /**
  * Ads with leads in the range or the previous period that only a creative sync knows (no spend row): one row per ad
@@ -107,7 +104,7 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
   const filter: FactFilter = { campaignId: params.campaign, adsetId: params.adset };
   const previous = previousRange(params);
   const [tiles, previousTiles] = [totalTiles(params.from, params.to), totalTiles(previous.from, previous.to)];
-  const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts] = await Promise.all([
+  const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts, names] = await Promise.all([
     spendBy(db, organizationId, tiles, grouping, filter),
     leadsBy(db, organizationId, tiles, grouping, filter),
     spendBy(db, organizationId, previousTiles, previousGrouping, filter),
@@ -115,6 +112,7 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
     listAds(db, organizationId),
     listCreativeAccounts(db, organizationId),
     listAccounts(db, organizationId),
+    namesOf(db, organizationId, LEVELS_SHOWN[params.level]),
   ]);
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);
   // Campaigns and ad sets whose leads count in the currency of ads only a creative sync knows (Currencies.learnParents):
@@ -124,7 +122,7 @@ export async function campaignReport(db: Queryable, scope: ReportScope, params: 
   for (const ad of await creativeOnlyAds(db, organizationId, perCampaign, ads, creativeAds, filter)) previousCurrencies.learnParents(ad.id, ad.campaign_id, ad.adset_id);
   const current = fold(spend, leads, currencies, params.level);
   const before = fold(spendBefore, leadsBefore, previousCurrencies, levelOf(previousGrouping.by));
-  const rows = await labelRows(db, organizationId, params.level, [...current.cells.values()].filter((c) => c.id !== ''));
+  const rows = labelRows(names, params.level, [...current.cells.values()].filter((c) => c.id !== ''));
   return {
     from: params.from,
     to: params.to,
