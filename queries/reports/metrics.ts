@@ -59,6 +59,9 @@ export function addInto(a: Sums, b: Partial<Sums>): Sums {
  */
 export const roundTo = (x: number, places: number) => Math.round(x * 10 ** places * (1 + 1e-12)) / 10 ** places;
 const money = (x: number) => roundTo(x, 2);
+/** num / den unrounded; null when there is no divisor. */
+const per = (num: number, den: number): number | null => (den === 0 ? null : num / den);
+/** num / den as shown, at `places` decimals. */
 const ratio = (num: number, den: number, places = 2): number | null => (den === 0 ? null : roundTo(num / den, places));
 
 export function metricsOf(s: Sums): Metrics {
@@ -93,8 +96,6 @@ export function changeOf(current: number | null, previous: number | null): numbe
   if (current === null || previous === null || previous === 0) return null;
   return roundTo(current / previous - 1, 4);
 }
-
-const per = (num: number, den: number): number | null => (den === 0 ? null : num / den);
 
 /**
  * The changes of two periods' sums, not of their rounded metrics: a cost per lead shown in cents would move the
