@@ -105,7 +105,8 @@ class Env {
 
   oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
     const text = this.env[name] ?? fallback;
-    if (!values.includes(text as T)) this.bad(name, values.join(', '));
+    // An empty value is named, not printed as nothing (WEBHOOK_ALLOW_PRIVATE's list read "expected , 0, 1").
+    if (!values.includes(text as T)) this.bad(name, values.map((v) => (v === '' ? 'empty (unset)' : v)).join(', '));
     return text as T;
   }
 

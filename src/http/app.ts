@@ -66,11 +66,23 @@ function v1Router(services: Services, routes: readonly RouteDef[], onResponseMis
   const document = buildOpenApi(routes);
   v1.get('/openapi.json', (_req, res) => { res.json(document); });
   v1.use('/docs', docsRouter());
-  // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON.
-  const parseBody = express.json({ limit: '64kb', type: () => true, strict: true });
+  // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON, in UTF-8.
+  const parseBody = utf8Json(express.json({ limit: '64kb', type: () => true, strict: true }));
   const idempotency = new Idempotency(services);
   for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, onResponseMismatch });
   return v1;
+}
+
+/**
+ * JSON is UTF-8 whatever a charset parameter says: RFC 8259 defines none ("no effect on compliant recipients").
+ * The body parser honoured it, so a valid body sent as `charset=utf8` or `us-ascii` was 400 invalid_json.
+ */
+function utf8Json(parseJson: express.RequestHandler): express.RequestHandler {
+  return (req, res, next) => {
+    const type = req.headers['content-type'];
+    if (type) req.headers['content-type'] = type.replace(/;\s*charset\s*=\s*("[^"]*"|[^;]*)/gi, '');
+    parseJson(req, res, next);
+  };
 }
 
 export function createApp(services: Services, state: AppState, extras: AppExtras = {}): express.Express {

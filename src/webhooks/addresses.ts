@@ -133,20 +133,21 @@ function dotted(high: number, low: number): string {
   return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
 }
 
+// With their article: "an unspecified address" (a regex on the first letter would write "an unique-local").
 const DESCRIPTIONS: Record<Exclude<AddressClass, 'public'>, string> = {
-  private: 'private',
-  loopback: 'loopback',
-  link_local: 'link-local',
-  unique_local: 'unique-local',
-  cgnat: 'shared (CGNAT)',
-  metadata: 'cloud metadata',
-  unspecified: 'unspecified',
-  multicast: 'multicast',
-  reserved: 'reserved',
-  documentation: 'documentation',
+  private: 'a private',
+  loopback: 'a loopback',
+  link_local: 'a link-local',
+  unique_local: 'a unique-local',
+  cgnat: 'a shared (CGNAT)',
+  metadata: 'a cloud metadata',
+  unspecified: 'an unspecified',
+  multicast: 'a multicast',
+  reserved: 'a reserved',
+  documentation: 'a documentation',
 };
 
-/** Short English words for a refused class, e.g. "link-local". */
+/** Short English words for a refused class with their article, e.g. "a link-local". */
 export function describeAddressClass(cls: Exclude<AddressClass, 'public'>): string {
   return DESCRIPTIONS[cls];
 }

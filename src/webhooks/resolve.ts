@@ -53,7 +53,7 @@ export async function resolveTarget(hostname: string, { allowPrivate, lookup }: 
     const cls = classifyAddress(answer.address);
     // WEBHOOK_ALLOW_PRIVATE opens loopback receivers (tests and demos), never the rest of the private ranges.
     if (cls !== 'public' && !(allowPrivate && reachesThisHost(cls))) {
-      return { ok: false, error: `refused: ${host} resolves to a ${describeAddressClass(cls)} address` };
+      return { ok: false, error: `refused: ${host} resolves to ${describeAddressClass(cls)} address` };
     }
   }
   return { ok: true, address: answers[0] };

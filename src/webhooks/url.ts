@@ -56,7 +56,7 @@ export function checkWebhookHost(hostname: string): UrlCheck {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
   if (isIP(host) !== 0) {
     const cls = classifyAddress(host);
-    return cls === 'public' ? { ok: true } : fail(`url must not point to a ${describeAddressClass(cls)} address`);
+    return cls === 'public' ? { ok: true } : fail(`url must not point to ${describeAddressClass(cls)} address`);
   }
   if (LOCAL_NAMES.has(host) || LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
     return fail('url must not point to a local host name');

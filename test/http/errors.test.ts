@@ -122,6 +122,20 @@ test('a body that does not decompress by its Content-Encoding is 400 invalid_jso
   assert.is(good.status, 201);
 });
 
+test('a JSON body is read as UTF-8 whatever charset its Content-Type names (RFC 8259 defines none)', async (ctx) => {
+  const send = (contentType: string, body: string) => fetch(`${ctx.app.origin}/v1/test/echo`, {
+    method: 'POST', body, headers: { authorization: `Bearer ${ctx.org.key}`, 'content-type': contentType },
+  });
+  // utf8 (a common alias) and us-ascii were 400 invalid_json for a valid body; a charset naming another encoding
+  // does not make the service read UTF-8 bytes in it.
+  for (const type of ['application/json; charset=utf8', 'application/json;charset=us-ascii', 'application/json; charset="ISO-8859-1"',
+    'application/json; charset=UTF-8', 'text/plain; charset=windows-1250']) {
+    const res = await send(type, JSON.stringify({ name: 'Zażółć' }));
+    assert.is(res.status, 201, type);
+    assert.is(((await res.json()) as { name: string }).name, 'Zażółć', type);
+  }
+});
+
 test('malformed JSON and unknown fields are 400 invalid_json', async (ctx) => {
   for (const body of ['{"name": "a"', 'name=a', '"just a string"']) {
     const res = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body });

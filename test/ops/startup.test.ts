@@ -78,6 +78,8 @@ test('loadConfig names the variable of every value it cannot use', () => {
   assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), /REQUEST_TIMEOUT_MS="0" is not valid/);
   assert.throws(() => loadConfig({ PORT: '0x10' }), /PORT="0x10" is not valid/);
   assert.throws(() => loadConfig({ PORT: '1e3' }), /PORT="1e3" is not valid/);
+  // The table's default reads "unset (off)"; a value outside 1, 0 or empty names the empty one instead of printing ", 0, 1".
+  assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'off' }), /WEBHOOK_ALLOW_PRIVATE="off" is not valid: expected empty \(unset\), 0, 1$/);
   assert.is(loadConfig({ PORT: '08080' }).port, 8080);
 });
 

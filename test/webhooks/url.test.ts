@@ -30,6 +30,7 @@ test('refuses with a short reason', () => {
     ['https://[fe80::1]/in', 'url must not point to a link-local address'],
     ['https://[fc00::1]/in', 'url must not point to a unique-local address'],
     ['https://[::ffff:127.0.0.1]/in', 'url must not point to a loopback address'],
+    ['https://0.0.0.0/in', 'url must not point to an unspecified address'],
     ['https://[::ffff:a00:1]/in', 'url must not point to a private address'],
     ['https://localhost/in', 'url must not point to a local host name'],
     ['https://LocalHost./in', 'url must not point to a local host name'],
