@@ -78,7 +78,7 @@ test('each event type reaches the subscriber, signed, with the documented header
 
 // The queue keeps payloads as jsonb, which stores keys shortest first: pushes came as { stage, contact_id,
 // first_source } and an ad as { ad_id, ad_name, adset_id, platform, ... }, unlike the REST resources.
-test('payload keys come in the documented order, a lead.created ad in the AdSource order', async ({ server, receiver }) => {
+test('payload keys come in the documented order, a lead.created ad in the AdSource order, as GET /leads/{id} shows it', async ({ server, receiver }) => {
   const org = await server.newOrganization();
   await subscribe(server, org, receiver.url('/ordered'));
   const contactId = await newContact(server, org);
@@ -101,6 +101,8 @@ test('payload keys come in the documented order, a lead.created ad in the AdSour
   const leadCreated = bodies.find((b) => b.type === 'lead.created')!;
   assert.equal(leadCreated.data.ad, ad);
   assert.equal(Object.keys(leadCreated.data.ad as object), Object.keys(ad));
+  const shown = await server.request('GET', `/leads/${lead.leadId}`, { key: org.key });
+  assert.equal(Object.keys(shown.body.ad), Object.keys(leadCreated.data.ad as object), 'as the REST resource shows it');
 });
 
 test('a new lead reopening a sold person pushes contact.stage_changed back to new, in the new cycle', async ({ server, receiver }) => {
