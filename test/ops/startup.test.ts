@@ -212,4 +212,22 @@ test('DATA_DIR naming a file: one line saying so, from the server and the CLI', 
   }
 });
 
+// Node's recursive mkdir never returned for a path under /proc: the start hung.
+test('DATA_DIR that cannot be created (/proc/x, under a file): one line saying so, from the server and the CLI, at once', async () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-file-')), 'data');
+  fs.writeFileSync(file, 'not a directory');
+  try {
+    for (const dir of ['/proc/leftovers-data', path.join(file, 'sub')]) {
+      const cli = await run(['ops/cli.ts', 'org', 'create', '--name', 'X', '--json'], { DATA_DIR: dir, DATABASE_URL: '' });
+      assert.is(cli.code, 2, cli.output);
+      assert.match(cli.output, new RegExp(`^cannot start: DATA_DIR ${dir} cannot be created: E[A-Z]+: [^\n]+\n$`));
+      const server = await run(['src/main.ts'], { DATA_DIR: dir, DATABASE_URL: '', PORT: '0' });
+      assert.is(server.code, 1, server.output);
+      assert.match(server.output, new RegExp(`^cannot start: DATA_DIR ${dir} cannot be created: `));
+    }
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+});
+
 test.run();
