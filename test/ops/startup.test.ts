@@ -81,6 +81,28 @@ test('loadConfig names the variable of every value it cannot use', () => {
   assert.is(loadConfig({ PORT: '08080' }).port, 8080);
 });
 
+// A setting's error read "expected , 0, 1" (WEBHOOK_ALLOW_PRIVATE's accepted values joined, the empty one first)
+// and a URL's named neither the value nor, readably, what was wrong with it.
+test('every configuration error names the variable, the value given and what is accepted, in plain English', () => {
+  const messages: [Record<string, string>, string][] = [
+    [{ WEBHOOK_ALLOW_PRIVATE: 'true' }, 'WEBHOOK_ALLOW_PRIVATE="true" is not valid: expected 1 (on) or 0 (off); empty or unset is off'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose" is not valid: expected debug, info, warn, error or silent'],
+    [{ WORKERS: 'false' }, 'WORKERS="false" is not valid: expected on or off'],
+    [{ PLATFORM_SENDING: 'yes' }, 'PLATFORM_SENDING="yes" is not valid: expected on or off'],
+    [{ PORT: 'abc' }, 'PORT="abc" is not valid: expected a whole number from 0 to 65535'],
+    [{ DELIVERY_RETRY_SCHEDULE: '5x' }, 'DELIVERY_RETRY_SCHEDULE="5x" is not valid: expected comma-separated delays, each a number with ms, s, m, h or d (e.g. 500ms,5s,1m,2h)'],
+    [{ JOB_LEASE: '0s' }, 'JOB_LEASE="0s" is not valid: expected one delay above zero, a number with ms, s, m, h or d (e.g. 500ms, 5s, 1m, 2h)'],
+    [{ DATABASE_URL: 'mysql://user:s3cret@db/x' }, 'DATABASE_URL="mysql://user:***@db/x" is not valid: expected a URL starting with postgres:// or postgresql://'],
+    [{ PLATFORM_API_URL: 'graph.facebook.com' }, 'PLATFORM_API_URL="graph.facebook.com" is not valid: expected a URL starting with https:// or http://'],
+    [{ EVENTSTORE_URL: 'http://es:2113' }, 'EVENTSTORE_URL="http://es:2113" is not valid: expected a URL starting with esdb:// or esdb+discover://'],
+  ];
+  for (const [env, expected] of messages) {
+    let message = 'taken';
+    try { loadConfig(env); } catch (error) { message = (error as Error).message; }
+    assert.is(message, expected);
+  }
+});
+
 test('npm start: a bad value, an unreachable database or event store, a port in use', async (ctx) => {
   const main = ['src/main.ts'];
   const closed = await unreachablePort();
