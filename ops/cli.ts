@@ -4,6 +4,7 @@ import { loadConfig } from '../src/config.ts';
 import { boot, type Booted } from '../src/boot.ts';
 import { createLogger } from '../src/logger.ts';
 import { ApiError } from '../commands/shared/errors.ts';
+import { withTypedNames } from './typed-names.ts';
 import { MESSAGES } from '../src/http/messages.ts';
 import { CliError, makeSettle, parseCommandLine, positionalLimit, unknownOptions, type CommandGroup } from './context.ts';
 import { orgCommands } from './org.ts';
@@ -119,7 +120,7 @@ async function main(): Promise<number> {
     if (json) out(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
     return 0;
   } catch (error) {
-    process.stderr.write(describe(error) + '\n');
+    process.stderr.write(describe(error instanceof ApiError ? withTypedNames(error, command.usage) : error) + '\n');
     return 2;
   } finally {
     await booted.shutdown();

@@ -65,6 +65,12 @@ export function parseSchedule(text: string): number[] {
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
+/** ["a", "b", "c"] -> "a, b or c" */
+const inWords = (values: readonly string[]) => (values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`);
+
+/** A URL as an error may echo it: the password between ":" and "@" is never shown. */
+const withoutPassword = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+
 /**
  * Reads the environment, checking each value where it is read: a typo must stop the start with the variable's name,
  * not surface later as NaN in a query or a request to nowhere.
@@ -103,10 +109,10 @@ class Env {
     return value;
   }
 
-  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+  /** `expected` says the accepted values in words where a plain list would not read ("1 or 0", not ", 0, 1"). */
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T, expected = inWords(values)): T {
     const text = this.env[name] ?? fallback;
-    // An empty value is named, not printed as nothing (WEBHOOK_ALLOW_PRIVATE's list read "expected , 0, 1").
-    if (!values.includes(text as T)) this.bad(name, values.map((v) => (v === '' ? 'empty (unset)' : v)).join(', '));
+    if (!values.includes(text as T)) this.bad(name, expected);
     return text as T;
   }
 
@@ -114,13 +120,13 @@ class Env {
     try {
       return parseSchedule(this.env[name] ?? fallback);
     } catch {
-      return this.bad(name, 'comma-separated delays such as 500ms,5s,1m,2h');
+      return this.bad(name, 'comma-separated delays, each a number with ms, s, m, h or d (e.g. 500ms,5s,1m,2h)');
     }
   }
 
   duration(name: string, fallback: string): number {
     const schedule = this.schedule(name, fallback);
-    if (schedule.length !== 1 || schedule[0] <= 0) this.bad(name, 'one delay such as 500ms, 5s, 1m, 2h');
+    if (schedule.length !== 1 || schedule[0] <= 0) this.bad(name, 'one delay above zero, a number with ms, s, m, h or d (e.g. 500ms, 5s, 1m, 2h)');
     return schedule[0];
   }
 
@@ -131,7 +137,7 @@ class Env {
     let scheme: string | null = null;
     try { scheme = new URL(text).protocol.slice(0, -1); } catch { /* not a URL */ }
     if (scheme === null || !schemes.includes(scheme)) {
-      throw new ConfigError(`${name} is not valid: expected a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`);
+      throw new ConfigError(`${name}=${JSON.stringify(withoutPassword(text))} is not valid: expected a URL starting with ${inWords(schemes.map((s) => `${s}://`))}`);
     }
     return text;
   }
@@ -152,7 +158,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     deliveryRetrySchedule: env.schedule('DELIVERY_RETRY_SCHEDULE', '1m,5m,30m,2h,6h,12h,24h'),
     webhookRetrySchedule: env.schedule('WEBHOOK_RETRY_SCHEDULE', '5s,1m,5m,30m,2h,6h,12h,24h'),
     // Only the documented spellings: WORKERS=false or WEBHOOK_ALLOW_PRIVATE=true read as their opposite before.
-    webhookAllowPrivate: env.oneOf('WEBHOOK_ALLOW_PRIVATE', ['', '0', '1'], '') === '1',
+    webhookAllowPrivate: env.oneOf('WEBHOOK_ALLOW_PRIVATE', ['', '0', '1'], '', '1 (on) or 0 (off); empty or unset is off') === '1',
     webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
     webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000),
     // At most what a Node.js timer holds (a larger delay fires at once).

@@ -49,8 +49,8 @@ async function known(services: Services, leadId: string): Promise<ReceivedLead> 
  */
 async function formOf(services: Services, organizationId: string, lead: PlatformLead): Promise<{ sourceId: string; formName: string; pageId: string | null }> {
   const given = lead.formName?.trim() ?? '';
-  const { sourceId, created } = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName: given, platformPageId: lead.pageId }, services.now());
-  return { sourceId, formName: given || namedForm(created.name, lead.formId) || lead.formId, pageId: lead.pageId ?? created.platformPageId };
+  const source = await ensureFormSource(services.store, { organizationId, platformFormId: lead.formId, formName: given, platformPageId: lead.pageId }, services.now());
+  return { sourceId: source.sourceId, formName: given || namedForm(source.name, lead.formId) || lead.formId, pageId: lead.pageId ?? source.platformPageId };
 }
 
 /** A form source's name as a form name: '' when it was named by its form id, for want of a name. */

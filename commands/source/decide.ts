@@ -1,4 +1,4 @@
-// Source commands: create (any kind), pause and resume.
+// Source commands: create (any kind), pause and resume, and a form source learning its page.
 import { ApiError, validationError } from '../shared/errors.ts';
 import { isName, MAX_NAME_CHARS } from '../shared/text.ts';
 import { SOURCE_KINDS, type SourceEvent, type SourceKind, type SourceState } from './source.ts';
@@ -46,4 +46,10 @@ export function decideResumeSource(state: SourceState, cmd: { sourceId: string; 
   if (!state.exists || !state.organizationId) throw new ApiError('not_found', { source_id: cmd.sourceId }, 'unknown source');
   if (!state.paused) return { events: [], result: { id: cmd.sourceId } };
   return { events: [{ type: 'SourceResumed', data: { sourceId: cmd.sourceId, organizationId: state.organizationId, resumedAt: cmd.now } }], result: { id: cmd.sourceId } };
+}
+
+/** A form source without a page takes the one a lead names; a page it knows already is kept (a form lives on one page). */
+export function decideLearnPage(state: SourceState, cmd: { sourceId: string; platformPageId: string; now: string }): SourceEvent[] {
+  if (!state.exists || !state.organizationId || state.kind !== 'form' || state.platformPageId !== null || cmd.platformPageId === '') return [];
+  return [{ type: 'SourcePageLearned', data: { sourceId: cmd.sourceId, organizationId: state.organizationId, platformPageId: cmd.platformPageId, learnedAt: cmd.now } }];
 }

@@ -1,12 +1,12 @@
 // Source command handlers: operator-created sources, and form sources made on the first lead of a platform form.
 import { randomUUID } from 'node:crypto';
 import { WrongExpectedVersionError, type EventStore, type Position } from '../../src/eventstore/port.ts';
-import { handleCommand, loadAggregate } from '../../src/eventstore/handle.ts';
+import { handleCommand, loadAggregate, type Loaded } from '../../src/eventstore/handle.ts';
 import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
 import { organizationExists } from '../organization/handlers.ts';
 import { sourceAggregate, sourceStream, type SourceCreatedData, type SourceState } from './source.ts';
 import { firstChars, MAX_NAME_CHARS } from '../shared/text.ts';
-import { decideCreateSource, decidePauseSource, decideResumeSource } from './decide.ts';
+import { decideCreateSource, decideLearnPage, decidePauseSource, decideResumeSource } from './decide.ts';
 
 export interface SourceInput {
   organizationId: string;
@@ -39,17 +39,17 @@ export const formSourceId = (organizationId: string, platformFormId: string) => 
 
 /**
  * The form source of a platform form, created on first use. Idempotent and race-free: the create is a
- * 'no_stream' append, and losing that race means the source already exists. Answers with what the source
- * was created with (its name, its page), which a lead that does not say takes.
+ * 'no_stream' append, and losing that race means the source already exists. Answers with the source's name and
+ * page, which a lead that does not say takes; a source without a page learns the one this lead names.
  */
 export async function ensureFormSource(
   store: EventStore,
   input: { organizationId: string; platformFormId: string; formName: string; platformPageId: string | null },
   now: Date,
-): Promise<{ sourceId: string; created: SourceCreatedData }> {
+): Promise<{ sourceId: string; name: string; platformPageId: string | null }> {
   const sourceId = formSourceId(input.organizationId, input.platformFormId);
-  const existing = await sourceCreated(store, sourceId);
-  if (existing) return { sourceId, created: existing };
+  const existing = await loadAggregate(store, sourceStream(sourceId), sourceAggregate);
+  if (existing.state.exists) return { sourceId, ...await learnPage(store, sourceId, existing, input.platformPageId, now) };
   const { events } = decideCreateSource(sourceAggregate.initialState(), {
     sourceId, organizationId: input.organizationId, organizationExists: true, kind: 'form',
     // The platform's form name is not ours to refuse: a longer one names the source by its start.
@@ -58,11 +58,26 @@ export async function ensureFormSource(
   });
   try {
     await store.append(sourceStream(sourceId), events, 'no_stream', { organizationId: input.organizationId, actor: 'platform' });
-    return { sourceId, created: events[0].data as SourceCreatedData };
+    const created = events[0].data as SourceCreatedData;
+    return { sourceId, name: created.name, platformPageId: created.platformPageId };
   } catch (error) {
     if (!(error instanceof WrongExpectedVersionError)) throw error;
-    return { sourceId, created: (await sourceCreated(store, sourceId))! };
+    return ensureFormSource(store, input, now);
   }
+}
+
+/** The source's name and page, after it learned the lead's page when it had none. */
+async function learnPage(store: EventStore, sourceId: string, source: Loaded<SourceState>, leadPageId: string | null, now: Date) {
+  const { state, revision } = source;
+  const events = leadPageId === null ? [] : decideLearnPage(state, { sourceId, platformPageId: leadPageId, now: now.toISOString() });
+  if (events.length === 0) return { name: state.name, platformPageId: state.platformPageId };
+  try {
+    await store.append(sourceStream(sourceId), events, revision, { organizationId: state.organizationId!, actor: 'platform' });
+  } catch (error) {
+    // Paused, resumed or taught by another lead meanwhile: a later lead naming the page teaches it if still needed.
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+  }
+  return { name: state.name, platformPageId: leadPageId };
 }
 
 async function changeSource(store: EventStore, sourceId: string, decide: typeof decidePauseSource, now: Date): Promise<Position | null> {

@@ -20,25 +20,34 @@ export interface SourceCreatedData {
 export type SourceEvent =
   | { type: 'SourceCreated'; data: SourceCreatedData }
   | { type: 'SourcePaused'; data: { sourceId: string; organizationId: string; pausedAt: string } }
-  | { type: 'SourceResumed'; data: { sourceId: string; organizationId: string; resumedAt: string } };
+  | { type: 'SourceResumed'; data: { sourceId: string; organizationId: string; resumedAt: string } }
+  /** A form source made without its page (an export lead, `ops source create`) learns it from a later lead that names it. */
+  | { type: 'SourcePageLearned'; data: { sourceId: string; organizationId: string; platformPageId: string; learnedAt: string } };
 
 export interface SourceState {
   exists: boolean;
   organizationId: string | null;
   kind: SourceKind | null;
+  name: string;
+  /** A form source's platform page: from its creation, or learned from a later lead. */
+  platformPageId: string | null;
   paused: boolean;
 }
 
-export const initialSourceState = (): SourceState => ({ exists: false, organizationId: null, kind: null, paused: false });
+export const initialSourceState = (): SourceState => ({ exists: false, organizationId: null, kind: null, name: '', platformPageId: null, paused: false });
 
 export function evolveSource(state: SourceState, event: SourceEvent): SourceState {
   switch (event.type) {
-    case 'SourceCreated':
-      return { exists: true, organizationId: event.data.organizationId, kind: event.data.kind, paused: false };
+    case 'SourceCreated': {
+      const d = event.data;
+      return { exists: true, organizationId: d.organizationId, kind: d.kind, name: d.name, platformPageId: d.platformPageId ?? null, paused: false };
+    }
     case 'SourcePaused':
       return { ...state, paused: true };
     case 'SourceResumed':
       return { ...state, paused: false };
+    case 'SourcePageLearned':
+      return { ...state, platformPageId: event.data.platformPageId };
     default: {
       const _never: never = event;
       return state;

@@ -58,3 +58,14 @@ export function pushBodySchema(type: PushType) {
 export const PUSH_BODIES = Object.fromEntries(
   (Object.keys(PUSH_PAYLOADS) as PushType[]).map((type) => [type, pushBodySchema(type)]),
 ) as Record<PushType, ReturnType<typeof pushBodySchema>>;
+
+/**
+ * A queued payload with its keys in the order documented above (an `ad` in the AdSource order GET /leads
+ * shows): the queue keeps payloads as jsonb, which stores an object's keys shortest first. A payload its
+ * schema does not describe is left as it is.
+ */
+export function inPayloadOrder(type: string, data: unknown): unknown {
+  if (!Object.hasOwn(PUSH_PAYLOADS, type)) return data;
+  const parsed = PUSH_PAYLOADS[type as PushType].safeParse(data);
+  return parsed.success ? parsed.data : data;
+}

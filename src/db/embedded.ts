@@ -188,11 +188,29 @@ interface StartOptions {
   notice?: (message: string) => void;
 }
 
+/**
+ * DATA_DIR and its missing parents, one level at a time. Node's recursive mkdirSync never returns where mkdir
+ * answers ENOENT under an existing parent (DATA_DIR=/proc/x hung the start), and its errors name no setting.
+ */
+function createDataDir(dataDir: string): void {
+  const missing: string[] = [];
+  for (let dir = path.resolve(dataDir); !fs.existsSync(dir) && path.dirname(dir) !== dir; dir = path.dirname(dir)) missing.unshift(dir);
+  for (const dir of missing) {
+    try {
+      fs.mkdirSync(dir);
+    } catch (error) {
+      // Another process made it in the same moment.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && fs.statSync(dir).isDirectory()) continue;
+      throw new Error(`DATA_DIR ${dataDir} cannot be created: ${(error as Error).message}`);
+    }
+  }
+}
+
 /** Connect to the cluster under dataDir, starting it when no running one may be joined (see runningCluster). */
 export async function startEmbeddedPostgres(dataDir: string, options: StartOptions = {}): Promise<EmbeddedDatabase> {
   // A file in its place: mkdir's own EEXIST named no setting.
-  if (fs.statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is not a directory`);
-  fs.mkdirSync(dataDir, { recursive: true });
+  if (fs.existsSync(dataDir) && !fs.statSync(dataDir).isDirectory()) throw new Error(`DATA_DIR ${dataDir} is not a directory`);
+  createDataDir(dataDir);
   const clusterDir = path.join(dataDir, 'pg');
   for (let attempt = 1; ; attempt++) {
     const running = await runningCluster(dataDir, clusterDir, options);

@@ -65,6 +65,25 @@ test('lists and GETs answer what the typed columns map to, answers only with lea
   }
 });
 
+// jsonb's own text puts keys shortest first: an ad read {"ad_id": ..., "ad_name": ..., "adset_id": ..., "platform": ...}
+// and a stage entry {"at": ..., "stage": ...}, not in the order the specification lists the fields.
+test('an ad (first_ad, ad) and a lead\'s stages show their fields in the specification\'s order, by GET, list and list key', async ({ server, org }) => {
+  const adOrder = ['platform', 'campaign_id', 'campaign_name', 'adset_id', 'adset_name', 'ad_id', 'ad_name'];
+  const leads = (await server.request('GET', '/leads?limit=100', { key: org.key })).body.data;
+  const withAd = leads.filter((l: { ad: unknown }) => l.ad !== null);
+  assert.ok(withAd.length > 0 && withAd.some((l: { stages: unknown[] }) => l.stages.length > 1));
+  for (const lead of withAd) {
+    assert.equal(Object.keys(lead.ad), adOrder);
+    for (const entry of lead.stages) assert.equal(Object.keys(entry), ['stage', 'at', 'platform_event_queued']);
+    const one = await server.request('GET', `/leads/${lead.id}`, { key: org.key });
+    assert.equal(Object.keys(one.body.ad), adOrder);
+    const contact = await server.request('GET', `/contacts/${lead.contact_id}`, { key: org.key });
+    assert.equal(Object.keys(contact.body.first_ad), adOrder);
+    const byAd = await server.request('GET', `/contacts?ad=${lead.ad.ad_id}`, { key: org.key });
+    assert.equal(byAd.body.data.map((c: { first_ad: object }) => Object.keys(c.first_ad)), [adOrder]);
+  }
+});
+
 test('paging with limit 1 walks every contact and lead once, in either order; an empty list is the plain envelope', async ({ server, org }) => {
   const walk = async (list: string, query: string) => {
     const seen: string[] = [];

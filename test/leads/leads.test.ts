@@ -8,6 +8,8 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { importLead, platformLead } from './support.ts';
 import { receiveLead } from '../../commands/lead/intake.ts';
+import { formSourceId } from '../../commands/source/handlers.ts';
+import { sourceStream } from '../../commands/source/source.ts';
 
 const run = promisify(execFile);
 const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Leads: intake, people, cycles and reads');
@@ -220,6 +222,32 @@ test('a lead that does not name its page (an export item without page_id) shows 
   const other = await receiveLead(server.services, { organizationId: org.organizationId, lead: unpaged, via: 'import' }, { organizationId: org.organizationId, actor: 'test' });
   await server.settle();
   assert.is((await server.request('GET', `/leads/${other.leadId}`, { key: org.key })).body.platform_page_id, '');
+});
+
+// A form source first made without its page (an export lead without page_id, or `ops source create --kind form`)
+// kept none: every later lead without page_id showed "" although a lead of the form had named its page meanwhile.
+test('a form source made without its page learns it from a later lead that names it; a known page is kept', async ({ server, org }) => {
+  const unpaged = (id: string) => ({ ...platformLead({ id, formId: 'form-late-page', email: `${id.toLowerCase()}@example.com` }), pageId: null });
+  const receive = (lead: ReturnType<typeof platformLead>) =>
+    receiveLead(server.services, { organizationId: org.organizationId, lead, via: 'import' }, { organizationId: org.organizationId, actor: 'test' });
+  const pageOf = async (leadId: string) => (await server.request('GET', `/leads/${leadId}`, { key: org.key })).body.platform_page_id;
+  const first = await receive(unpaged('L-LATE-1'));
+  await server.settle();
+  assert.is(await pageOf(first.leadId), '');
+  const paged = await receive({ ...platformLead({ id: 'L-LATE-2', formId: 'form-late-page', email: 'l-late-2@example.com' }), pageId: '4242' });
+  const later = await receive(unpaged('L-LATE-3'));
+  await server.settle();
+  assert.equal([await pageOf(first.leadId), await pageOf(paged.leadId), await pageOf(later.leadId)], ['', '4242', '4242']);
+  const sourceId = formSourceId(org.organizationId, 'form-late-page');
+  const stored = await server.services.pool.query('SELECT platform_page_id FROM sources WHERE id = $1', [sourceId]);
+  assert.equal(stored.rows, [{ platform_page_id: '4242' }]);
+  // A lead naming another page changes nothing of the source's: a form lives on one page.
+  await receive({ ...platformLead({ id: 'L-LATE-4', formId: 'form-late-page', email: 'l-late-4@example.com' }), pageId: '5555' });
+  const last = await receive(unpaged('L-LATE-5'));
+  await server.settle();
+  assert.is(await pageOf(last.leadId), '4242');
+  const learned = (await server.services.store.readStream(sourceStream(sourceId))).filter((e) => e.type === 'SourcePageLearned');
+  assert.is(learned.length, 1);
 });
 
 test('ops leads import reads the JSON export and the Ads Manager CSV; importing again adds nothing', async ({ server, org }) => {

@@ -78,9 +78,31 @@ test('loadConfig names the variable of every value it cannot use', () => {
   assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), /REQUEST_TIMEOUT_MS="0" is not valid/);
   assert.throws(() => loadConfig({ PORT: '0x10' }), /PORT="0x10" is not valid/);
   assert.throws(() => loadConfig({ PORT: '1e3' }), /PORT="1e3" is not valid/);
-  // The table's default reads "unset (off)"; a value outside 1, 0 or empty names the empty one instead of printing ", 0, 1".
-  assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'off' }), /WEBHOOK_ALLOW_PRIVATE="off" is not valid: expected empty \(unset\), 0, 1$/);
+  // The table's default reads "unset (off)": "off" itself is refused.
+  assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'off' }), /WEBHOOK_ALLOW_PRIVATE="off" is not valid: expected 1 \(on\) or 0 \(off\); empty or unset is off$/);
   assert.is(loadConfig({ PORT: '08080' }).port, 8080);
+});
+
+// A setting's error read "expected , 0, 1" (WEBHOOK_ALLOW_PRIVATE's accepted values joined, the empty one first)
+// and a URL's named neither the value nor, readably, what was wrong with it.
+test('every configuration error names the variable, the value given and what is accepted, in plain English', () => {
+  const messages: [Record<string, string>, string][] = [
+    [{ WEBHOOK_ALLOW_PRIVATE: 'true' }, 'WEBHOOK_ALLOW_PRIVATE="true" is not valid: expected 1 (on) or 0 (off); empty or unset is off'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose" is not valid: expected debug, info, warn, error or silent'],
+    [{ WORKERS: 'false' }, 'WORKERS="false" is not valid: expected on or off'],
+    [{ PLATFORM_SENDING: 'yes' }, 'PLATFORM_SENDING="yes" is not valid: expected on or off'],
+    [{ PORT: 'abc' }, 'PORT="abc" is not valid: expected a whole number from 0 to 65535'],
+    [{ DELIVERY_RETRY_SCHEDULE: '5x' }, 'DELIVERY_RETRY_SCHEDULE="5x" is not valid: expected comma-separated delays, each a number with ms, s, m, h or d (e.g. 500ms,5s,1m,2h)'],
+    [{ JOB_LEASE: '0s' }, 'JOB_LEASE="0s" is not valid: expected one delay above zero, a number with ms, s, m, h or d (e.g. 500ms, 5s, 1m, 2h)'],
+    [{ DATABASE_URL: 'mysql://user:s3cret@db/x' }, 'DATABASE_URL="mysql://user:***@db/x" is not valid: expected a URL starting with postgres:// or postgresql://'],
+    [{ PLATFORM_API_URL: 'graph.facebook.com' }, 'PLATFORM_API_URL="graph.facebook.com" is not valid: expected a URL starting with https:// or http://'],
+    [{ EVENTSTORE_URL: 'http://es:2113' }, 'EVENTSTORE_URL="http://es:2113" is not valid: expected a URL starting with esdb:// or esdb+discover://'],
+  ];
+  for (const [env, expected] of messages) {
+    let message = 'taken';
+    try { loadConfig(env); } catch (error) { message = (error as Error).message; }
+    assert.is(message, expected);
+  }
 });
 
 test('npm start: a bad value, an unreachable database or event store, a port in use', async (ctx) => {
@@ -209,6 +231,24 @@ test('DATA_DIR naming a file: one line saying so, from the server and the CLI', 
     const server = await run(['src/main.ts'], { DATA_DIR: file, DATABASE_URL: '', PORT: '0' });
     assert.is(server.code, 1, server.output);
     assert.is(server.output, `cannot start: DATA_DIR ${file} is not a directory\n`);
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+});
+
+// Node's recursive mkdir never returned for a path under /proc: the start hung.
+test('DATA_DIR that cannot be created (/proc/x, under a file): one line saying so, from the server and the CLI, at once', async () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-file-')), 'data');
+  fs.writeFileSync(file, 'not a directory');
+  try {
+    for (const dir of ['/proc/leftovers-data', path.join(file, 'sub')]) {
+      const cli = await run(['ops/cli.ts', 'org', 'create', '--name', 'X', '--json'], { DATA_DIR: dir, DATABASE_URL: '' });
+      assert.is(cli.code, 2, cli.output);
+      assert.match(cli.output, new RegExp(`^cannot start: DATA_DIR ${dir} cannot be created: E[A-Z]+: [^\n]+\n$`));
+      const server = await run(['src/main.ts'], { DATA_DIR: dir, DATABASE_URL: '', PORT: '0' });
+      assert.is(server.code, 1, server.output);
+      assert.match(server.output, new RegExp(`^cannot start: DATA_DIR ${dir} cannot be created: `));
+    }
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }

@@ -191,11 +191,26 @@ test('flow create: a lead stage on a shop or sheet source (which has no leads) a
   const form = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'form', '--name', 'Flow form', '--form-id', '777']);
   const flow = (source: string, ...trigger: string[]) => ['flow', 'create', '--source', source, '--target', target, '--event-name', 'Lead', ...trigger];
   await refused(ctx, [
-    [flow(shop, '--stage', 'qualified'), /^validation_error: .*"field":"stage".*this source takes caller statuses/m],
-    [flow(form, '--status', 'won'), /^validation_error: .*"field":"status".*lead stages/m],
+    [flow(shop, '--stage', 'qualified'), /^validation_error: --stage: .*"field":"--stage".*this source takes caller statuses/m],
+    [flow(form, '--status', 'won'), /^validation_error: --status: .*"field":"--status".*lead stages/m],
   ]);
   await idOf(ctx, flow(shop, '--status', 'won'));
   await idOf(ctx, flow(form, '--stage', 'qualified'));
+});
+
+// The shared commands name fields as the API does: the CLI said csv_url where the operator typed --csv-url.
+test('a validation error names the option (or the usage word) the operator typed, not the API field', async (ctx) => {
+  const target = await idOf(ctx, ['target', 'create', '--org', ctx.org, '--dataset', '4343', '--token', 'EAAB-token']);
+  const shop = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Typed shop']);
+  await refused(ctx, [
+    [['source', 'create', '--org', ctx.org, '--kind', 'spreadsheet', '--name', 'Sheet', '--csv-url', 'ftp://example.com/x.csv'],
+      /^validation_error: --csv-url: an http\(s\) URL \{"fields":\[\{"field":"--csv-url","message":"an http\(s\) URL"\}\]\}$/m],
+    [['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Shop', '--csv-url', 'https://example.com/x.csv'], /^validation_error: --csv-url: only a spreadsheet source/m],
+    [['target', 'create', '--org', ctx.org, '--dataset', '4444', '--token', 'T', '--mode', 'live', '--test-code', 'TEST1'], /^validation_error: --test-code: a test event code belongs to test mode/m],
+    [['flow', 'create', '--source', shop, '--target', target, '--event-name', 'Lead!', '--status', 'won'], /^validation_error: --event-name: /m],
+    [['creatives', 'tag', '--org', ctx.org, 'not-a-group', 'hook:x'], /^validation_error: GROUP_ID: expected video:<id>/m],
+    [['creatives', 'tag', '--org', ctx.org, 'video:1', 'mood:x'], /^validation_error: DIMENSION:VALUE: expected DIMENSION:VALUE with dimension/m],
+  ]);
 });
 
 test('owners roundrobin: a user named twice is printed and stored once; --users with no user is refused', async (ctx) => {

@@ -7,7 +7,7 @@ import { dispatchStream } from '../../commands/delivery/delivery.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { bodyOf, drained, settled, newContact, pushesTo, queued, subscribe, verifies } from './support/hooks.ts';
 import { eventually } from '../support/eventually.ts';
-import { PUSH_BODIES } from '../../commands/webhook/pushSchemas.ts';
+import { PUSH_BODIES, PUSH_PAYLOADS } from '../../commands/webhook/pushSchemas.ts';
 import type { PushType } from '../../commands/webhook/webhook.ts';
 import { strictSchema } from '../../src/http/responseCheck.ts';
 
@@ -74,6 +74,35 @@ test('each event type reaches the subscriber, signed, with the documented header
     assert.ok(verifies(push, hook.secret), `${body.type} verifies with the secret`);
     assert.not.ok(verifies(push, 'whsec_wrong'), 'and not with another');
   }
+});
+
+// The queue keeps payloads as jsonb, which stores keys shortest first: pushes came as { stage, contact_id,
+// first_source } and an ad as { ad_id, ad_name, adset_id, platform, ... }, unlike the REST resources.
+test('payload keys come in the documented order, a lead.created ad in the AdSource order, as GET /leads/{id} shows it', async ({ server, receiver }) => {
+  const org = await server.newOrganization();
+  await subscribe(server, org, receiver.url('/ordered'));
+  const contactId = await newContact(server, org);
+  assert.is((await server.request('POST', `/contacts/${contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 10, currency: 'PLN' } })).status, 200);
+  const ad = { platform: 'instagram', campaign_id: 'c-1', campaign_name: 'Spring', adset_id: 'as-1', adset_name: 'Women 25-34', ad_id: 'a-1', ad_name: 'Video' };
+  const lead = await receiveLead(server.services, {
+    organizationId: org.organizationId, via: 'import',
+    lead: { platformLeadId: `pl-${randomUUID()}`, createdTime: new Date().toISOString(), formId: 'form-1', formName: 'Spring', pageId: 'page-1', platform: 'instagram',
+      ad, answers: [], email: `ordered-${randomUUID()}@example.com`, phone: null, fullName: 'Ordered' },
+  }, { organizationId: org.organizationId, actor: 'test' });
+  const failed = { deliveryId: randomUUID(), eventId: randomUUID(), organizationId: org.organizationId, targetId: 't-1', datasetId: 'ds-1', eventName: 'Purchase', attempts: 8, lastError: 'HTTP 500', failedAt: new Date().toISOString() };
+  await server.services.store.append(dispatchStream(randomUUID()), [{ type: 'DeliveryFailed', data: failed }], 'no_stream', { organizationId: org.organizationId, actor: 'worker:deliveries' });
+  await drained(server, org.organizationId);
+
+  const bodies = pushesTo(receiver.received, '/ordered').map(bodyOf);
+  assert.equal([...new Set(bodies.map((b) => b.type))].sort(), ['contact.created', 'contact.stage_changed', 'delivery.failed', 'lead.created']);
+  for (const body of bodies) {
+    assert.equal(Object.keys(body.data), Object.keys(PUSH_PAYLOADS[body.type as PushType].shape), body.type);
+  }
+  const leadCreated = bodies.find((b) => b.type === 'lead.created')!;
+  assert.equal(leadCreated.data.ad, ad);
+  assert.equal(Object.keys(leadCreated.data.ad as object), Object.keys(ad));
+  const shown = await server.request('GET', `/leads/${lead.leadId}`, { key: org.key });
+  assert.equal(Object.keys(shown.body.ad), Object.keys(leadCreated.data.ad as object), 'as the REST resource shows it');
 });
 
 test('a new lead reopening a sold person pushes contact.stage_changed back to new, in the new cycle', async ({ server, receiver }) => {

@@ -13,6 +13,7 @@ import { decryptSecret } from '../../webhooks/signature.ts';
 import { lookupOnceEach, systemLookup, type LookupAll } from '../../webhooks/resolve.ts';
 import { webhookAttemptsStream } from '../../../commands/webhook/webhook.ts';
 import { autoPauseWebhook } from '../../../commands/webhook/handlers.ts';
+import { inPayloadOrder } from '../../../commands/webhook/pushSchemas.ts';
 import { WEBHOOK_QUEUE_CHANNEL } from '../../../projections/webhook_outbox/projector.ts';
 import { organizationsWithAttempts, purgeAttempts } from '../../../queries/webhooks.ts';
 import { claimPushes, pausesDue, recordHealth, settlePushes, type Health, type QueuedPush } from './queue-sql.ts';
@@ -162,7 +163,7 @@ export class WebhookSender {
     const result = await sendPush({
       url: push.url, secret, timeoutMs: this.options.timeoutMs, allowPrivate: this.options.allowPrivate, lookup,
       nowSeconds: Math.floor(Date.now() / 1000), agents: this.agents, interrupt: this.interrupt.signal,
-      delivery: { id: push.id, type: push.event_type, createdAt: push.created_at, data: push.payload },
+      delivery: { id: push.id, type: push.event_type, createdAt: push.created_at, data: inPayloadOrder(push.event_type, push.payload) },
     });
     return { push, result, id: randomUUID(), at: started.toISOString() };
   }
