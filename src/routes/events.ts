@@ -94,7 +94,7 @@ export const getEventRoute = defineRoute({
   errors: ['not_found'],
   handler: async ({ params, caller, services }) => {
     const event = await getEvent(services.pool, caller.organizationId, params.id);
-    if (!event) throw new ApiError('not_found');
+    if (!event) throw new ApiError('not_found', { event_id: params.id });
     const deliveries = await deliveriesOfEvents(services.pool, caller.organizationId, [event.id]);
     return { status: 200, body: eventItem(event, deliveries) };
   },

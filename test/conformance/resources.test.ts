@@ -196,4 +196,20 @@ test('key description and the two reports carry their documented top-level field
   assertShape(creative.body, { from: 'string', to: 'string', weeks: 'array', rows: 'array', totals: 'array', syncs: 'array', unattributed: 'integer' }, 'creative report');
 });
 
+test('a 404 for an id or number in the path names it in details, on every resource', async (ctx) => {
+  const key = ctx.org.key;
+  const missing: [string, Record<string, unknown>][] = [
+    ['/contacts/no-such-id', { contact_id: 'no-such-id' }],
+    ['/leads/no-such-id', { lead_id: 'no-such-id' }],
+    ['/events/no-such-id', { event_id: 'no-such-id' }],
+    ['/jobs/987654', { number: 987654 }],
+    ['/webhooks/no-such-id', { webhook_id: 'no-such-id' }],
+  ];
+  for (const [path, details] of missing) {
+    const res = await ctx.server.request('GET', path, { key });
+    assert.is(res.status, 404, path);
+    assert.equal([res.body.error.code, res.body.error.details], ['not_found', details], path);
+  }
+});
+
 test.run();
