@@ -72,10 +72,8 @@ export const StageBody = z.object({
   stage: StageSchema,
   value: z.number().nonnegative().max(1e12).optional().describe('Sale value, counted once on the newest lead whose event is queued'),
   currency: z.string().transform((c) => c.toUpperCase()).refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code').optional()
-    .describe('ISO 4217 currency code of the value, e.g. PLN (any case); value and currency go together (a value alone is in the organisation\'s currency, a currency alone is refused)'),
-}).strict()
-  // A currency with no value has nothing to price: refused here, before any conversion is queued, rather than dropped unseen.
-  .refine((b) => b.currency === undefined || b.value !== undefined, { path: ['currency'], message: 'a currency goes with a value' });
+    .describe('ISO 4217 currency code of the value, e.g. PLN (any case); value and currency go together'),
+}).strict();
 
 export const NoteBody = z.object({
   kind: z.enum(NOTE_KINDS).default('note'),

@@ -40,11 +40,6 @@ test('a stage change without leads moves the contact; asking for the current sta
   // Bounded like POST /events' value: a sum of sales must stay a finite number in the reports.
   const huge = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'sold', value: 1e308, currency: 'PLN' } });
   assert.is(huge.body.error.code, 'validation_error');
-  // A currency alone priced nothing and was dropped unseen; it is refused, and nothing moves.
-  const currencyAlone = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'sold', currency: 'EUR' } });
-  assert.is(currencyAlone.status, 400, JSON.stringify(currencyAlone.body));
-  assert.equal([currencyAlone.body.error.code, currencyAlone.body.error.details.field], ['validation_error', 'currency']);
-  assert.is((await server.request('GET', `/contacts/${c.id}`, { key: org.key })).body.stage, 'contacted');
   const listed = await server.request('GET', '/contacts?stage=contacted', { key: org.key });
   assert.ok(listed.body.data.some((x: { id: string }) => x.id === c.id));
   const missing = await server.request('POST', '/contacts/00000000-0000-0000-0000-000000000000/stage', { key: org.key, body: { stage: 'sold' } });
