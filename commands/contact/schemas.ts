@@ -72,7 +72,7 @@ export const StageBody = z.object({
   stage: StageSchema,
   value: z.number().nonnegative().max(1e12).optional().describe('Sale value, counted once on the newest lead whose event is queued'),
   currency: z.string().transform((c) => c.toUpperCase()).refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code').optional()
-    .describe('ISO 4217 currency code of the value, e.g. PLN (any case); value and currency go together'),
+    .describe('ISO 4217 currency code of the value, e.g. PLN (any case); a value without it is in the organisation currency, and it is not kept without a value'),
 }).strict();
 
 export const NoteBody = z.object({
