@@ -55,6 +55,9 @@ export const keyCommands: CommandGroup = {
     usage: 'key revoke ID',
     async run(ctx) {
       const keyId = positional(ctx, 0, 'key id');
+      // An operator revoking a leaked key pastes the key itself; echoing it in 'unknown key' would print the
+      // secret once more (terminal scroll-back, CI logs), so it is refused without being shown.
+      if (keyId.startsWith('csk_')) throw new CliError('key revoke takes the key\'s id, not the key itself (`key list --org ID` shows each id beside its prefix); the key given is not shown here');
       const position = await revokeApiKey(ctx.services.store, keyId, ctx.services.now());
       if (position) await ctx.settle(position);
       ctx.print(`key ${keyId} revoked`);

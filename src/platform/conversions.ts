@@ -68,7 +68,7 @@ export async function sendConversionBatch(cfg: PlatformConfig, batch: Conversion
     access_token: batch.accessToken,
     ...(batch.testEventCode ? { test_event_code: batch.testEventCode } : {}),
   });
-  const answer = await graphFetch(cfg, graphUrl(cfg, `${encodeURIComponent(batch.datasetId)}/events`), { method: 'POST', body });
+  const answer = await graphFetch(cfg, graphUrl(cfg, `${encodeURIComponent(batch.datasetId)}/events`), { method: 'POST', body, token: batch.accessToken });
   if (answer.kind === 'transient') return { kind: 'transient', status: answer.status, message: answer.message, ...(answer.code !== undefined ? { code: answer.code } : {}) };
   if (answer.kind === 'permanent') {
     const eventIndex = eventIndexFrom(answer.message, answer.userMessage);

@@ -99,8 +99,30 @@ export function graphUrl(cfg: PlatformConfig, path: string, query: Record<string
 
 const STOPPING = 'interrupted: the service is stopping';
 
-/** One HTTP exchange with the platform; never throws for the platform's or the network's failures. */
-export async function graphFetch(cfg: PlatformConfig, url: URL, init: { method: 'GET' | 'POST'; body?: string }): Promise<PlatformResult<unknown>> {
+const MIN_TOKEN_CUT = 8;
+
+/**
+ * The platform's refusal with the access token cut out: the Graph API quotes a token it cannot parse
+ * ("Malformed access token EAAB..."), and a failure's text goes on to delivery last_error, job errors,
+ * the event store, webhooks and logs, where a stored-encrypted token must never appear.
+ */
+export function withoutToken<F extends FailureDetails>(failure: F, token: string | undefined): F {
+  // A real token is long (about 200 characters); cutting a few letters ("bad") would mangle the words around them.
+  if (token === undefined || token.length < MIN_TOKEN_CUT) return failure;
+  const cut = (text: string) => text.split(token).join('[token]');
+  const result = { ...failure, message: cut(failure.message) };
+  if (failure.userMessage !== undefined) result.userMessage = cut(failure.userMessage);
+  return result;
+}
+
+/** One HTTP exchange with the platform; never throws for the platform's or the network's failures.
+ *  token: the access token the request carries, kept out of every failure's text. */
+export async function graphFetch(cfg: PlatformConfig, url: URL, init: { method: 'GET' | 'POST'; body?: string; token?: string }): Promise<PlatformResult<unknown>> {
+  const answer = await graphExchange(cfg, url, init);
+  return answer.kind === 'ok' ? answer : withoutToken(answer, init.token);
+}
+
+async function graphExchange(cfg: PlatformConfig, url: URL, init: { method: 'GET' | 'POST'; body?: string }): Promise<PlatformResult<unknown>> {
   let res: Response;
   let text: string;
   try {
@@ -142,7 +164,7 @@ export async function graphGet(cfg: PlatformConfig, path: string, query: Record<
   try {
     return await pRetry(
       async () => {
-        last.result = await graphFetch(cfg, url, { method: 'GET' });
+        last.result = await graphFetch(cfg, url, { method: 'GET', token: query.access_token });
         if (last.result.kind === 'transient' && !isReduceDataError(last.result) && !cfg.signal?.aborted) throw new TransientAttempt(last.result.message);
         return last.result;
       },

@@ -57,6 +57,19 @@ test('a refused delivery fails with the platform\'s message in last_error, after
   assert.is(failed!.metadata.organizationId, s.organizationId);
 });
 
+test('a refusal that quotes the access token keeps the token out of last_error and the event store', async ({ server, sandbox }) => {
+  // The Graph API quotes a token it cannot parse; the fixture's targets carry EAAB-test-token-123.
+  sandbox.setDatasetBehaviour('1012', { mode: 'refuse', refuseCode: 190, refuseMessage: 'Malformed access token EAAB-test-token-123' });
+  const s = await setupConversions(server, { targets: [{ datasetId: '1012', mode: 'live' }] });
+  const res = await post(server, s.key, { source: s.sourceId, external_id: 'tok-1', email: 'a@b.pl' });
+  const [delivery] = await waitForDeliveries(server, s.key, [res.body.event_id]);
+  assert.is(delivery.status, 'failed');
+  assert.is(delivery.last_error, 'Malformed access token [token] (code 190)');
+  const stored = await server.services.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM es_events WHERE data::text LIKE '%EAAB-test-token-123%' OR metadata::text LIKE '%EAAB-test-token-123%'`);
+  assert.is(stored.rows[0].n, '0');
+});
+
 test('a flaky dataset fails twice, then the delivery is accepted on attempt 3 with last_error empty again', async ({ server, sandbox }) => {
   sandbox.setDatasetBehaviour('1003', { mode: 'flaky', failures: 2 });
   const s = await setupConversions(server, { targets: [{ datasetId: '1003', mode: 'live' }] });

@@ -94,6 +94,19 @@ test('invalid rows are named by their row in the sheet: blank rows keep their nu
     + 'row 6: consent: Invalid input: expected boolean, received string; row 8: status: required: the cell is empty or the sheet has no such column');
 });
 
+test('a sheet that is not CSV fails naming the fault and its line, never the cell that holds a customer\'s details', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedSheet('quoted', ['Order,Stage,E-mail,Consent', 'Q-1,paid,quoted.person"@example.com,yes'].join('\n'));
+  await createSource(server.services.store, {
+    organizationId: org.organizationId, kind: 'spreadsheet', name: 'Quoted', csvUrl: `${sandbox.url}/sheets/quoted.csv`,
+    columns: { external_id: 'Order', status: 'Stage', email: 'E-mail', consent: 'Consent' },
+  }, new Date());
+  const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1);
+  assert.equal([job.status, job.error], ['failed', 'the sheet is not CSV: a quote opens inside a cell at line 2']);
+  const stored = await server.services.pool.query<{ n: string }>(`SELECT count(*) AS n FROM es_events WHERE data::text LIKE '%quoted.person%'`);
+  assert.is(stored.rows[0].n, '0');
+});
+
 // A sheet over 20 MB used to be read whole, up to the 30 s time-out, before its size was looked at: an endless or
 // huge answer sat in memory, and one that stalled after its first 20 MB failed as an unexplained time-out, retried.
 test('a sheet larger than 20 MB is refused as soon as 20 MB have come, without waiting for the rest', async ({ server }) => {

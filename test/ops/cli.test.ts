@@ -50,6 +50,16 @@ test('`npm run ops -- <command> --json` prints exactly one JSON document on stdo
   assert.match(refused.stderr, /^not_found: /);
 });
 
+test('key revoke given the key itself instead of its id refuses without printing the key', async (ctx) => {
+  const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Pasted key', '--json'])).stdout).id;
+  const { key } = JSON.parse((await runOps(ctx.db.url, ['key', 'create', '--org', org, '--name', 'leaked', '--scopes', 'contacts:read', '--json'])).stdout);
+  const res = await runOps(ctx.db.url, ['key', 'revoke', key]);
+  assert.is(res.code, 2, res.stderr);
+  assert.not.ok(res.stderr.includes(key.slice(4)), res.stderr);
+  assert.not.ok(res.stdout.includes(key.slice(4)), res.stdout);
+  assert.match(res.stderr, /takes the key's id, not the key itself/);
+});
+
 test('leads import --file: a relative path is read from the directory the operator runs npm in, not the project folder npm runs the command in', async (ctx) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ops-cwd-'));
   try {

@@ -47,9 +47,23 @@ async function readSheet(url: string, signal: AbortSignal): Promise<string[][]> 
   try {
     return parse(text, { bom: true, relax_column_count: true }) as string[][];
   } catch (error) {
-    throw new JobError(`the sheet is not CSV: ${(error as Error).message}`, true);
+    throw new JobError(`the sheet is not CSV: ${csvFault(error)}`, true);
   }
 }
+
+/** What csv-parse met, without its own message: that quotes the cell ('value is "anna@..."'), and a sheet's
+ *  e-mails and phones must not reach the job's error (the event store, GET /jobs, logs) unhashed. */
+function csvFault(error: unknown): string {
+  const { code, lines } = error as { code?: unknown; lines?: unknown };
+  const what = typeof code === 'string' ? (CSV_FAULTS[code] ?? code) : 'unreadable';
+  return typeof lines === 'number' ? `${what} at line ${lines}` : what;
+}
+
+const CSV_FAULTS: Record<string, string> = {
+  INVALID_OPENING_QUOTE: 'a quote opens inside a cell',
+  CSV_INVALID_CLOSING_QUOTE: 'a quoted cell goes on after its closing quote',
+  CSV_QUOTE_NOT_CLOSED: 'a quote is never closed',
+};
 
 /**
  * The body, refused as soon as it passes MAX_BYTES: a huge or endless answer is not held in memory first (the whole
