@@ -115,8 +115,10 @@ export function withoutToken<F extends FailureDetails>(failure: F, token: string
   return result;
 }
 
-/** One HTTP exchange with the platform; never throws for the platform's or the network's failures.
- *  token: the access token the request carries, kept out of every failure's text. */
+/**
+ * One HTTP exchange with the platform; never throws for the platform's or the network's failures. `token` is the
+ * access token the request carries, kept out of every failure's text.
+ */
 export async function graphFetch(cfg: PlatformConfig, url: URL, init: { method: 'GET' | 'POST'; body?: string; token?: string }): Promise<PlatformResult<unknown>> {
   const answer = await graphExchange(cfg, url, init);
   return answer.kind === 'ok' ? answer : withoutToken(answer, init.token);

@@ -51,8 +51,10 @@ async function readSheet(url: string, signal: AbortSignal): Promise<string[][]> 
   }
 }
 
-/** What csv-parse met, without its own message: that quotes the cell ('value is "anna@..."'), and a sheet's
- *  e-mails and phones must not reach the job's error (the event store, GET /jobs, logs) unhashed. */
+/**
+ * What csv-parse met, without its own message: that quotes the cell ('value is "anna@..."'), and a sheet's
+ * e-mails and phones must not reach the job's error (the event store, GET /jobs, logs) unhashed.
+ */
 function csvFault(error: unknown): string {
   const { code, lines } = error as { code?: unknown; lines?: unknown };
   const what = typeof code === 'string' ? (CSV_FAULTS[code] ?? code) : 'unreadable';
