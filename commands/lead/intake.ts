@@ -2,11 +2,12 @@
 // job. Idempotent on platform_lead_id: the same platform lead is always one lead of the service.
 import { randomUUID } from 'node:crypto';
 import type { AppendRequest, EventMetadata, Position } from '../../src/eventstore/port.ts';
-import { loadAggregate } from '../../src/eventstore/handle.ts';
+import { inTurn, loadAggregate } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import type { PlatformLead } from '../../src/platform/leads.ts';
 import { ensureFormSource, formSourceId, sourceCreated } from '../source/handlers.ts';
 import { ApiError } from '../shared/errors.ts';
+import { contactStream } from '../contact/contact.ts';
 import { organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
 import { decideLeadFetched, decideReceiveLead } from './decide.ts';
 import { leadAggregate, leadPlatformAggregate, leadPlatformStream, leadStream, type LeadReceived, type LeadVia } from './lead.ts';
@@ -56,6 +57,17 @@ async function formOf(services: Services, organizationId: string, lead: Platform
 /** A form source's name as a form name: '' when it was named by its form id, for want of a name. */
 const namedForm = (sourceName: string, platformFormId: string) => (sourceName === platformFormId ? '' : sourceName);
 
+/**
+ * A lead's append that links it to its person waits for the card's other writers of this process
+ * (commands/contact: stage.ts). A stage change queues its leads' conversions before it appends; a lead
+ * landing in between (a new cycle for a closed person) made it retry on leads it no longer moves, leaving
+ * a conversion queued for a lead whose history never took the stage. Waiting, this append then meets the
+ * card's new revision and plans again.
+ */
+function appendWithPerson(services: Services, contactId: string, requests: AppendRequest[], metadata: EventMetadata): Promise<{ position: Position }> {
+  return inTurn(services.store, contactStream(contactId), () => services.store.appendMany(requests, metadata));
+}
+
 /** A whole lead (import, job): made with its person in one append, or found (and completed if it has no data yet).
  *  `phoneCountryCode`: the organisation's, when the caller has read it already (an import, once for all its leads). */
 export async function receiveLead(
@@ -84,7 +96,7 @@ export async function receiveLead(
       { stream: leadStream(leadId), events: decided.lead, expectedRevision: 'no_stream' },
       ...person.requests,
     ];
-    const appended = await services.store.appendMany(requests, metadata);
+    const appended = await appendWithPerson(services, person.contactId, requests, metadata);
     return { leadId, contactId: person.contactId, created: true, completed: false, position: appended.position };
   });
 }
@@ -146,7 +158,7 @@ export async function completeLead(
       platformFormId: lead.formId, platformPageId: pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle,
       submittedAt: lead.createdTime || state.submittedAt, fetchedAt: now, fetchStatus: 'ready',
     });
-    const appended = await services.store.appendMany([{ stream: leadStream(leadId), events, expectedRevision: revision }, ...person.requests], metadata);
+    const appended = await appendWithPerson(services, person.contactId, [{ stream: leadStream(leadId), events, expectedRevision: revision }, ...person.requests], metadata);
     return { leadId, contactId: person.contactId, created: false, completed: true, position: appended.position };
   });
 }

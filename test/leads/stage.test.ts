@@ -8,7 +8,8 @@ import { formSourceId } from '../../commands/source/handlers.ts';
 import { contactsProjector } from '../../projections/contacts/projector.ts';
 import { rebuildProjector } from '../../src/projections/rebuild.ts';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
-import { importLead } from './support.ts';
+import { importLead, platformLead } from './support.ts';
+import { receiveLead } from '../../commands/lead/intake.ts';
 import { eventually } from '../support/eventually.ts';
 
 const test = suite<{ server: TestServer; sandbox: Sandbox; org: TestOrg }>('Stage changes: open leads move together and queue conversions');
@@ -117,6 +118,33 @@ test('stage changes made through the API apply live and replay in a rebuild to t
   assert.equal(await rows(), live);
   const status = await server.services.pool.query('SELECT status, error FROM projection_checkpoints WHERE name = $1', ['contacts']);
   assert.equal(status.rows[0], { status: 'running', error: '' });
+});
+
+test('a lead landing while a stage change is under way: a conversion is queued only for a lead the change moved', async ({ server, org }) => {
+  await importLead(server, org, { id: '7400', formId: 'form-race', phone: '600740000' });
+  await flowFor(server, org, 'form-race', 'contacted', ['3400'], 'Contact');
+  const metadata = { organizationId: org.organizationId, actor: 'test' };
+  for (let round = 1; round <= 8; round++) {
+    const phone = `60074${String(round).padStart(4, '0')}`;
+    const closed = await importLead(server, org, { id: `74${round}0`, formId: 'form-race', phone });
+    assert.is((await server.request('POST', `/contacts/${closed.contactId}/stage`, { key: org.key, body: { stage: 'sold' } })).status, 200);
+    // The new lead opens cycle 2 either before the move (which then moves it) or after (it stays new).
+    const [moved, fresh] = await Promise.all([
+      server.request('POST', `/contacts/${closed.contactId}/stage`, { key: org.key, body: { stage: 'contacted' } }),
+      receiveLead(server.services, { organizationId: org.organizationId, lead: platformLead({ id: `74${round}1`, formId: 'form-race', phone }), via: 'import' }, metadata),
+    ]);
+    assert.is(moved.status, 200, JSON.stringify(moved.body));
+    await server.settle();
+    let sent = 0;
+    for (const leadId of [closed.leadId, fresh.leadId]) {
+      const lead = (await server.request('GET', `/leads/${leadId}`, { key: org.key })).body;
+      const events = (await server.request('GET', `/events?external_id=${leadId}`, { key: org.key })).body.data;
+      const queuedInHistory = lead.stages.some((s: { stage: string; platform_event_queued: boolean }) => s.stage === 'contacted' && s.platform_event_queued);
+      assert.is(events.length, queuedInHistory ? 1 : 0, `round ${round}, lead ${lead.platform_lead_id} (${lead.stage}, cycle ${lead.cycle}): ${events.length} conversions`);
+      sent += events.length;
+    }
+    assert.is(sent, moved.body.platform_events_queued, `round ${round}`);
+  }
 });
 
 test.run();
