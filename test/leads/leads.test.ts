@@ -324,4 +324,26 @@ test('ops leads import refuses a file it cannot take whole (a lead without form_
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('a lead whose text PostgreSQL cannot store (a NUL, a lone surrogate) is imported with it made storable, and reads back', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const json = path.join(dir, 'leads.json');
+  // JSON.stringify writes both as \u escapes, as another tool's export (or the platform's answer) would.
+  fs.writeFileSync(json, JSON.stringify([{
+    id: 'N-1', created_time: '2025-05-03T08:00:00+0000', form_id: 'form-n', form_name: 'Form\u0000 N\ud800', ad_id: 'ad-n', ad_name: 'Ad\u0000',
+    field_data: [{ name: 'full_name', values: ['Ewa\u0000 Nul'] }, { name: 'email', values: ['ewa.nul@example.com'] }, { name: 'note\u0000', values: ['a\udc00b'] }],
+  }]));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', json, '--json'], { env });
+  assert.equal(JSON.parse(out.stdout), { read: 1, created: 1, completed: 0, known: 0 });
+  await server.settle();
+  const leads = await server.request('GET', '/leads?ad=ad-n', { key: org.key });
+  assert.is(leads.status, 200);
+  const [lead] = leads.body.data;
+  assert.equal([lead.platform_lead_id, lead.form_name, lead.ad.ad_name], ['N-1', 'Form N\ufffd', 'Ad']);
+  assert.equal(lead.answers.map((a: { key: string; values: string[] }) => [a.key, a.values]), [['full_name', ['Ewa Nul']], ['email', ['ewa.nul@example.com']], ['note', ['a\ufffdb']]]);
+  const contact = await server.request('GET', `/contacts/${lead.contact_id}`, { key: org.key });
+  assert.equal([contact.status, contact.body.name, contact.body.first_source], [200, 'Ewa Nul', 'Form N\ufffd']);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test.run();
