@@ -346,4 +346,28 @@ test('a lead whose text PostgreSQL cannot store (a NUL, a lone surrogate) is imp
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import refuses an answer value that is null, a list or an object (it became "null", even as an e-mail); a number is kept as text', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env })
+    .then((out) => ({ code: 0, stdout: out.stdout, stderr: '' }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const lead = (id: string, values: unknown[]) => ({ id, created_time: '2025-05-05T10:00:00+0000', form_id: 'form-v', field_data: [{ name: 'email', values }] });
+  for (const [value, said] of [[null, 'null'], [['a@example.com'], 'a list'], [{ v: 'a@example.com' }, 'an object']] as const) {
+    const file = path.join(dir, 'bad.json');
+    fs.writeFileSync(file, JSON.stringify([lead('V-1', ['v1@example.com']), lead('V-2', [value])]));
+    const refused = await cli(file);
+    assert.is(refused.code, 2, said);
+    assert.match(refused.stderr, `row 2: field_data email: a value is ${said}, not text`);
+  }
+  const numbers = path.join(dir, 'numbers.json');
+  fs.writeFileSync(numbers, JSON.stringify([{ ...lead('V-3', ['v3@example.com']), field_data: [{ name: 'email', values: ['v3@example.com'] }, { name: 'budget', values: [1200, true] }] }]));
+  assert.equal(JSON.parse((await cli(numbers)).stdout), { read: 1, created: 1, completed: 0, known: 0 });
+  await server.settle();
+  const [v3] = (await server.request('GET', '/leads?limit=100', { key: org.key })).body.data.filter((l: { platform_lead_id: string }) => l.platform_lead_id === 'V-3');
+  assert.equal(v3.answers[1].values, ['1200', 'true']);
+  const none = await server.services.pool.query('SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id = ANY($2)', [org.organizationId, ['V-1', 'V-2']]);
+  assert.is(none.rows[0].n, 0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test.run();
