@@ -9,38 +9,7 @@ import { fromZodError, languageOf } from './render.ts';
 import { keepLateAnswer } from './idempotency.ts';
 import { checkAnswer, strictSchema, type OnResponseMismatch } from './responseCheck.ts';
 import { parseRawBody, type Caller, type RouteDef, type RouteResult } from './route.ts';
-
-const NUL = /\u0000/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * The first string in a request value that PostgreSQL cannot store: a NUL character, or a lone UTF-16
- * surrogate (from a JSON \\uD800-style escape). Refused at the edge, so they are a 400 and never a failed query.
- */
-export function unstorableText(value: unknown): { path: string; problem: string } | null {
-  const found = findUnstorable(value);
-  return found && { path: found.path.reverse().join('.').replaceAll('\u0000', '\\u0000'), problem: found.problem };
-}
-
-/** The search itself, allocating nothing on the way (it runs on every request): the path is built backwards once found. */
-function findUnstorable(value: unknown): { path: string[]; problem: string } | null {
-  if (typeof value === 'string') {
-    if (NUL.test(value)) return { path: [], problem: 'must not contain the NUL character' };
-    if (LONE_SURROGATE.test(value)) return { path: [], problem: 'must be well-formed Unicode text' };
-    return null;
-  }
-  if (value && typeof value === 'object') {
-    for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
-      const found = findUnstorable(key) ?? findUnstorable((value as Record<string, unknown>)[key]);
-      if (found) {
-        found.path.push(key);
-        return found;
-      }
-    }
-  }
-  return null;
-}
+import { unstorableText } from '../../commands/shared/text.ts';
 
 function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'query' | 'params'): unknown {
   const bad = unstorableText(value);

@@ -1,6 +1,7 @@
 // Graph API transport: one request with a time-out, its answer classified as ok, transient or permanent.
 import pRetry from 'p-retry';
 import type { Config } from '../config.ts';
+import { storableText } from '../../commands/shared/text.ts';
 
 export interface PlatformConfig {
   /** Base URL without the version, e.g. https://graph.facebook.com or the sandbox's URL. */
@@ -143,7 +144,9 @@ async function graphExchange(cfg: PlatformConfig, url: URL, init: { method: 'GET
   }
   let body: unknown = null;
   try {
-    body = text === '' ? null : JSON.parse(text);
+    // The answer's text (a lead's answers, an ad's name, an error message) is stored: a NUL or a lone surrogate
+    // in it would fail that append, and the delivery, lead or job would stay open for good.
+    body = text === '' ? null : JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? storableText(value) : value));
   } catch {
     // A non-JSON answer (a proxy's HTML page) is handled below like a failure without a Graph body.
   }

@@ -143,12 +143,23 @@ export function leadFromGraph(g: GraphLeadObject, formName?: string, labels: Rec
   return mapLead(g, answersOf(g.field_data, labels, null), formName ?? formNameOf(g), null);
 }
 
+/**
+ * One answer value as text. The platform writes strings; another tool's export may write a number or a boolean,
+ * kept as written. A null, a list or an object is no answer anyone typed: it became "null" or "[object Object]",
+ * even a person's e-mail, so the lead is refused by its row.
+ */
+function answerText(value: unknown, key: string, row: number | null): string {
+  if (typeof value === 'string') return value;
+  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
+  throw new LeadExportError(`field_data ${key}: a value is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : 'an object'}, not text`, row);
+}
+
 function answersOf(fieldData: unknown, labels: Record<string, string>, row: number | null): LeadAnswer[] {
   if (fieldData === undefined) return [];
   if (!Array.isArray(fieldData)) throw new LeadExportError('field_data is not a list', row);
   return fieldData.map((f: { name?: unknown; values?: unknown }) => {
     if (typeof f?.name !== 'string') throw new LeadExportError('a field_data item has no name', row);
-    const values = Array.isArray(f.values) ? f.values.map(String) : [];
+    const values = Array.isArray(f.values) ? f.values.map((v) => answerText(v, f.name as string, row)) : [];
     return { key: f.name, label: labels[f.name] ?? labelFor(f.name), values };
   });
 }

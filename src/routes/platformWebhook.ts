@@ -5,6 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../../commands/shared/errors.ts';
 import { isWithinTimeSpanMs } from '../../commands/shared/time.ts';
+import { unstorableText } from '../../commands/shared/text.ts';
 import { recordPendingLead } from '../../commands/lead/intake.ts';
 import { pageOwner } from '../../queries/pages.ts';
 import type { Services } from '../services.ts';
@@ -63,11 +64,15 @@ export function leadgenNotices(body: unknown, receivedAt: Date): Notice[] {
     const v = change.value;
     const leadId = noticeLeadId(v?.leadgen_id);
     if (change.field !== 'leadgen' || !v || leadId === null) return [];
+    const pageId = String(v.page_id ?? entry.id ?? '');
+    const formId = String(v.form_id ?? '');
+    // Ids PostgreSQL cannot store (a NUL, a lone surrogate) name no lead the platform has: read as unreadable.
+    if (unstorableText([leadId, pageId, formId])) return [];
     const created = typeof v.created_time === 'number' ? v.created_time * 1000 : Date.parse(String(v.created_time ?? ''));
     const entryTime = Number(entry.time ?? 0) * 1000;
     const time = storable(created) ? created : storable(entryTime) ? entryTime : receivedAt.getTime();
     return [{
-      platformLeadId: leadId, pageId: String(v.page_id ?? entry.id ?? ''), formId: String(v.form_id ?? ''),
+      platformLeadId: leadId, pageId, formId,
       submittedAt: new Date(time).toISOString(),
     }];
   }));

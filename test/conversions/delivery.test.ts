@@ -70,6 +70,14 @@ test('a refusal that quotes the access token keeps the token out of last_error a
   assert.is(stored.rows[0].n, '0');
 });
 
+test('a refusal whose message holds a NUL or a lone surrogate fails the delivery with that text made storable', async ({ server, sandbox }) => {
+  sandbox.setDatasetBehaviour('1013', { mode: 'refuse', refuseCode: 100, refuseMessage: 'Invalid\u0000 parameter \ud800' });
+  const s = await setupConversions(server, { targets: [{ datasetId: '1013', mode: 'live' }] });
+  const res = await post(server, s.key, { source: s.sourceId, external_id: 'nul-1', email: 'a@b.pl' });
+  const [delivery] = await waitForDeliveries(server, s.key, [res.body.event_id]);
+  assert.equal([delivery.status, delivery.last_error], ['failed', 'Invalid parameter \ufffd (code 100)']);
+});
+
 test('a flaky dataset fails twice, then the delivery is accepted on attempt 3 with last_error empty again', async ({ server, sandbox }) => {
   sandbox.setDatasetBehaviour('1003', { mode: 'flaky', failures: 2 });
   const s = await setupConversions(server, { targets: [{ datasetId: '1003', mode: 'live' }] });

@@ -94,6 +94,20 @@ test('invalid rows are named by their row in the sheet: blank rows keep their nu
     + 'row 6: consent: Invalid input: expected boolean, received string; row 8: status: required: the cell is empty or the sheet has no such column');
 });
 
+test('a cell holding a NUL character makes its row invalid, named like any other; the other rows become conversions', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedSheet('nul', ['Order,Stage,E-mail,Consent', 'N-1,pa\u0000id,n1@example.com,yes', 'N-2,paid,n2@example.com,yes'].join('\n'));
+  const source = await createSource(server.services.store, {
+    organizationId: org.organizationId, kind: 'spreadsheet', name: 'Nul', csvUrl: `${sandbox.url}/sheets/nul.csv`,
+    columns: { external_id: 'Order', status: 'Stage', email: 'E-mail', consent: 'Consent' },
+  }, new Date());
+  const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1);
+  assert.equal([job.status, job.summary], ['done', '2 rows: 1 new conversions (0 deliveries queued), 0 already recorded; 1 invalid: row 2: status: must not contain the NUL character']);
+  await server.settle();
+  const events = await server.request('GET', `/events?source=${source.id}`, { key: org.key });
+  assert.equal(events.body.data.map((e: { external_id: string }) => e.external_id), ['N-2']);
+});
+
 test('a sheet that is not CSV fails naming the fault and its line, never the cell that holds a customer\'s details', async ({ server, sandbox }) => {
   const org = await server.newOrganization();
   sandbox.seedSheet('quoted', ['Order,Stage,E-mail,Consent', 'Q-1,paid,quoted.person"@example.com,yes'].join('\n'));

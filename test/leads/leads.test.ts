@@ -324,4 +324,50 @@ test('ops leads import refuses a file it cannot take whole (a lead without form_
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('a lead whose text PostgreSQL cannot store (a NUL, a lone surrogate) is imported with it made storable, and reads back', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const json = path.join(dir, 'leads.json');
+  // JSON.stringify writes both as \u escapes, as another tool's export (or the platform's answer) would.
+  fs.writeFileSync(json, JSON.stringify([{
+    id: 'N-1', created_time: '2025-05-03T08:00:00+0000', form_id: 'form-n', form_name: 'Form\u0000 N\ud800', ad_id: 'ad-n', ad_name: 'Ad\u0000',
+    field_data: [{ name: 'full_name', values: ['Ewa\u0000 Nul'] }, { name: 'email', values: ['ewa.nul@example.com'] }, { name: 'note\u0000', values: ['a\udc00b'] }],
+  }]));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const out = await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', json, '--json'], { env });
+  assert.equal(JSON.parse(out.stdout), { read: 1, created: 1, completed: 0, known: 0 });
+  await server.settle();
+  const leads = await server.request('GET', '/leads?ad=ad-n', { key: org.key });
+  assert.is(leads.status, 200);
+  const [lead] = leads.body.data;
+  assert.equal([lead.platform_lead_id, lead.form_name, lead.ad.ad_name], ['N-1', 'Form N\ufffd', 'Ad']);
+  assert.equal(lead.answers.map((a: { key: string; values: string[] }) => [a.key, a.values]), [['full_name', ['Ewa Nul']], ['email', ['ewa.nul@example.com']], ['note', ['a\ufffdb']]]);
+  const contact = await server.request('GET', `/contacts/${lead.contact_id}`, { key: org.key });
+  assert.equal([contact.status, contact.body.name, contact.body.first_source], [200, 'Ewa Nul', 'Form N\ufffd']);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('ops leads import refuses an answer value that is null, a list or an object (it became "null", even as an e-mail); a number is kept as text', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env })
+    .then((out) => ({ code: 0, stdout: out.stdout, stderr: '' }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const lead = (id: string, values: unknown[]) => ({ id, created_time: '2025-05-05T10:00:00+0000', form_id: 'form-v', field_data: [{ name: 'email', values }] });
+  for (const [value, said] of [[null, 'null'], [['a@example.com'], 'a list'], [{ v: 'a@example.com' }, 'an object']] as const) {
+    const file = path.join(dir, 'bad.json');
+    fs.writeFileSync(file, JSON.stringify([lead('V-1', ['v1@example.com']), lead('V-2', [value])]));
+    const refused = await cli(file);
+    assert.is(refused.code, 2, said);
+    assert.match(refused.stderr, `row 2: field_data email: a value is ${said}, not text`);
+  }
+  const numbers = path.join(dir, 'numbers.json');
+  fs.writeFileSync(numbers, JSON.stringify([{ ...lead('V-3', ['v3@example.com']), field_data: [{ name: 'email', values: ['v3@example.com'] }, { name: 'budget', values: [1200, true] }] }]));
+  assert.equal(JSON.parse((await cli(numbers)).stdout), { read: 1, created: 1, completed: 0, known: 0 });
+  await server.settle();
+  const [v3] = (await server.request('GET', '/leads?limit=100', { key: org.key })).body.data.filter((l: { platform_lead_id: string }) => l.platform_lead_id === 'V-3');
+  assert.equal(v3.answers[1].values, ['1200', 'true']);
+  const none = await server.services.pool.query('SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id = ANY($2)', [org.organizationId, ['V-1', 'V-2']]);
+  assert.is(none.rows[0].n, 0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test.run();

@@ -229,6 +229,18 @@ test('a notice whose leadgen_id cannot be read (null, empty, an object, a number
   }
 });
 
+test('a notice whose leadgen_id, page_id or form_id holds a NUL or a lone surrogate records no lead, and is no 500', async ({ server }) => {
+  const raws = [
+    noticeCreatedAt('unused', 1748768400).replace('"unused"', JSON.stringify('W-\u0000nul')),
+    noticeCreatedAt('W-surrogate', 1748768400).replaceAll('"page-77"', JSON.stringify('page-\ud800')),
+    noticeCreatedAt('W-form-nul', 1748768400).replace('"form-77"', JSON.stringify('form\u0000')),
+  ];
+  for (const raw of raws) {
+    const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
+    assert.equal([res.status, await res.json()], [200, { received: 0 }], raw);
+  }
+});
+
 test('a notice over 1 MB is 413 payload_too_large naming its own limit, not the API\'s 64 KB', async ({ server }) => {
   const res = await post(server, JSON.stringify({ object: 'page', entry: [], pad: 'x'.repeat(1024 * 1024) }), 'sha256=00');
   assert.is(res.status, 413);

@@ -3,6 +3,7 @@
 import { PostEventBody } from '../../../../commands/conversion/schemas.ts';
 import { EVENT_FIELDS, type EventField } from '../../../../commands/conversion/fields.ts';
 import type { ConversionInput } from '../../../../commands/conversion/handlers.ts';
+import { unstorableText } from '../../../../commands/shared/text.ts';
 
 export type RowResult = { ok: true; input: ConversionInput } | { ok: false; error: string };
 
@@ -55,6 +56,9 @@ export function rowBody(cells: string[], index: Map<EventField, number>, sourceI
 /** The row checked exactly as POST /events checks a body; the first problem names the field. */
 export function rowInput(cells: string[], index: Map<EventField, number>, organizationId: string, sourceId: string): RowResult {
   const body = rowBody(cells, index, sourceId);
+  // POST /events refuses a NUL at its edge, before the schema; a sheet's cell holding one would fail the append.
+  const unstorable = unstorableText(body);
+  if (unstorable) return { ok: false, error: `${unstorable.path}: ${unstorable.problem}` };
   const parsed = PostEventBody.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
