@@ -103,6 +103,29 @@ ON CONFLICT (organization_id, grain, bucket, organic, campaign_id, currency) DO 
   leads = f.leads + excluded.leads, qualified = f.qualified + excluded.qualified, rejected = f.rejected + excluded.rejected,
   sales = f.sales + excluded.sales, revenue_micros = f.revenue_micros + excluded.revenue_micros`;
 
+const ALL_ZERO = 'f.leads = 0 AND f.qualified = 0 AND f.rejected = 0 AND f.sales = 0 AND f.revenue_micros = 0';
+
+/**
+ * $1..$8: the keys of cells a batch took something from. Those whose sums came back to zero are deleted: a
+ * rebuild never writes an all-zero cell, so keeping them here would make the live tables differ from a rebuilt
+ * one (the reads leave such rows out either way).
+ */
+const DROP_ZERO_FACTS_SQL = `
+WITH cells AS (
+  SELECT * FROM unnest($1::text[], $2::smallint[], $3::date[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[])
+    AS c(organization_id, grain, bucket, organic, campaign_id, adset_id, ad_id, currency)
+),
+facts AS (
+  DELETE FROM report_lead_facts AS f USING cells AS c
+  WHERE (f.organization_id, f.grain, f.bucket, f.organic, f.campaign_id, f.adset_id, f.ad_id, f.currency)
+      = (c.organization_id, c.grain, c.bucket, c.organic, c.campaign_id, c.adset_id, c.ad_id, c.currency) AND ${ALL_ZERO}
+)
+DELETE FROM report_lead_campaigns AS f USING (SELECT DISTINCT organization_id, grain, bucket, organic, campaign_id, currency FROM cells) AS c
+WHERE (f.organization_id, f.grain, f.bucket, f.organic, f.campaign_id, f.currency)
+    = (c.organization_id, c.grain, c.bucket, c.organic, c.campaign_id, c.currency) AND ${ALL_ZERO}`;
+
+const COUNTERS = ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const;
+
 /** Add the changed cells to every grain; a cell of a coarser grain may receive several days of the batch. */
 export async function addFacts(db: Queryable, cells: Contribution[]): Promise<void> {
   if (!cells.length) return;
@@ -114,7 +137,7 @@ export async function addFacts(db: Queryable, cells: Contribution[]): Promise<vo
       const id = [k.organizationId, grain, bucket, k.organic, k.campaignId, k.adsetId, k.adId, k.currency].join('\u0001');
       const seen = merged.get(id);
       if (!seen) merged.set(id, { c: { key: k, counters: { ...c.counters } }, grain, bucket });
-      else for (const f of ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const) seen.c.counters[f] += c.counters[f];
+      else for (const f of COUNTERS) seen.c.counters[f] += c.counters[f];
     }
   }
   const rows = [...merged.values()];
@@ -124,5 +147,13 @@ export async function addFacts(db: Queryable, cells: Contribution[]): Promise<vo
     col((r) => r.c.key.campaignId), col((r) => r.c.key.adsetId), col((r) => r.c.key.adId), col((r) => r.c.key.currency),
     col((r) => r.c.counters.leads), col((r) => r.c.counters.qualified), col((r) => r.c.counters.rejected),
     col((r) => r.c.counters.sales), col((r) => micros(r.c.counters.revenue)),
+  ]);
+  // Only a cell something was taken from can have come back to zero (a lead moved away, a sale undone).
+  const lowered = rows.filter((r) => COUNTERS.some((f) => r.c.counters[f] < 0));
+  if (!lowered.length) return;
+  const key = <T>(f: (r: (typeof rows)[number]) => T) => lowered.map(f);
+  await db.query(DROP_ZERO_FACTS_SQL, [
+    key((r) => r.c.key.organizationId), key((r) => r.grain), key((r) => r.bucket), key((r) => r.c.key.organic),
+    key((r) => r.c.key.campaignId), key((r) => r.c.key.adsetId), key((r) => r.c.key.adId), key((r) => r.c.key.currency),
   ]);
 }

@@ -28,8 +28,9 @@ CREATE TABLE IF NOT EXISTS public.webhook_queue (
   claim_token text,
   claimed_until timestamptz
 );
-CREATE INDEX IF NOT EXISTS webhook_queue_due ON public.webhook_queue (due_at, seq);
-CREATE INDEX IF NOT EXISTS webhook_queue_webhook ON public.webhook_queue (organization_id, webhook_id);
+-- Its index is made in 0002 (the two first made here were dropped again by 0002 and 0003). A rebuild runs
+-- these migrations again, and a CREATE INDEX IF NOT EXISTS locks the live queue against every writer
+-- even when the index exists: statements on the work tables must be no-ops that take no lock there.
 
 CREATE TABLE IF NOT EXISTS public.webhook_outbox_mark (
   id boolean PRIMARY KEY DEFAULT true CHECK (id),

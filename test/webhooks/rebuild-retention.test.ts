@@ -32,6 +32,23 @@ test('a rebuild of the fan-out queues no old event again, and new events still g
   assert.equal(rows, [{ id: hook.id, active: true }]);
 });
 
+// The rebuild ran the fan-out's migrations again, and they built (then dropped) indexes on the live push
+// queue: the rebuild waited on every transaction writing to the queue, and deadlocked with senders and writers.
+test('a rebuild of the fan-out takes no lock on the live push queue', async ({ server }) => {
+  const writer = await server.services.pool.connect();
+  try {
+    await writer.query('BEGIN');
+    // As a transaction queuing pushes holds it until it commits.
+    await writer.query('LOCK TABLE webhook_queue IN ROW EXCLUSIVE MODE');
+    const rebuilt = rebuildProjector(server.services.pool, server.services.store, webhookOutboxProjector).then(() => 'rebuilt');
+    const waited = new Promise((resolve) => setTimeout(() => resolve('waited on the queue'), 3000));
+    assert.is(await Promise.race([rebuilt, waited]), 'rebuilt');
+  } finally {
+    await writer.query('COMMIT');
+    writer.release();
+  }
+});
+
 test('attempt records older than 30 days are not listed and the sender purges them', async ({ server, receiver }) => {
   const org = await server.newOrganization();
   const hook = await subscribe(server, org, receiver.url('/retention'));
