@@ -9,7 +9,7 @@ import { ensureFormSource, formSourceId, sourceCreated } from '../source/handler
 import { ApiError } from '../shared/errors.ts';
 import { storableStrings } from '../shared/text.ts';
 import { contactStream } from '../contact/contact.ts';
-import { organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
+import { inOwnerTurn, organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
 import { decideLeadFetched, decideReceiveLead } from './decide.ts';
 import { leadAggregate, leadPlatformAggregate, leadPlatformStream, leadStream, type LeadReceived, type LeadVia } from './lead.ts';
 import { planPerson } from './person.ts';
@@ -81,9 +81,9 @@ export async function receiveLead(
   const lead = storableStrings(input.lead);
   const cc = input.phoneCountryCode ?? await countryCode(services, organizationId);
   const claimStream = leadPlatformStream(organizationId, lead.platformLeadId);
-  return retrying(async () => {
+  return inOwnerTurn(services.store, organizationId, () => retrying(async () => {
     const claim = await loadAggregate(services.store, claimStream, leadPlatformAggregate);
-    if (claim.state.leadId !== null) return completeLead(services, { organizationId, leadId: claim.state.leadId, lead, phoneCountryCode: cc }, metadata);
+    if (claim.state.leadId !== null) return completeLeadInTurn(services, { organizationId, leadId: claim.state.leadId, lead, phoneCountryCode: cc }, metadata);
     const now = services.now().toISOString();
     const leadId = randomUUID();
     const { sourceId, formName, pageId } = await formOf(services, organizationId, lead);
@@ -101,7 +101,7 @@ export async function receiveLead(
     ];
     const appended = await appendWithPerson(services, person.contactId, requests, metadata);
     return { leadId, contactId: person.contactId, created: true, completed: false, position: appended.position };
-  });
+  }));
 }
 
 /** A lead the webhook named: recorded at once as pending; the lead-fetch process brings its data. */
@@ -142,6 +142,18 @@ async function knownFormName(services: Services, sourceId: string, platformFormI
  * the whole lead an import or the lead_import job brings later completes, or it would never have its person.
  */
 export async function completeLead(
+  services: Services,
+  input: { organizationId: string; leadId: string; lead: PlatformLead; phoneCountryCode?: string },
+  metadata: EventMetadata,
+): Promise<ReceivedLead> {
+  return inOwnerTurn(services.store, input.organizationId, () => completeLeadInTurn(services, input, metadata));
+}
+
+/**
+ * completeLead within the organisation's owner turn (inOwnerTurn): with round robin on, a lead's new person takes the
+ * next owner, and leads racing contact creates for that turn ran out of retries (the lead was never recorded).
+ */
+async function completeLeadInTurn(
   services: Services,
   input: { organizationId: string; leadId: string; lead: PlatformLead; phoneCountryCode?: string },
   metadata: EventMetadata,
