@@ -7,7 +7,6 @@ import type { Services } from '../../src/services.ts';
 import type { PlatformLead } from '../../src/platform/leads.ts';
 import { ensureFormSource, formSourceId, sourceCreated } from '../source/handlers.ts';
 import { ApiError } from '../shared/errors.ts';
-import { storableStrings } from '../shared/text.ts';
 import { contactStream } from '../contact/contact.ts';
 import { inOwnerTurn, organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
 import { decideLeadFetched, decideReceiveLead } from './decide.ts';
@@ -76,9 +75,7 @@ export async function receiveLead(
   input: { organizationId: string; lead: PlatformLead; via: LeadVia; phoneCountryCode?: string },
   metadata: EventMetadata,
 ): Promise<ReceivedLead> {
-  const { organizationId, via } = input;
-  // The platform's text (or an export file's) may hold what PostgreSQL cannot store: a NUL, a lone surrogate.
-  const lead = storableStrings(input.lead);
+  const { organizationId, lead, via } = input;
   const cc = input.phoneCountryCode ?? await countryCode(services, organizationId);
   const claimStream = leadPlatformStream(organizationId, lead.platformLeadId);
   return inOwnerTurn(services.store, organizationId, () => retrying(async () => {
@@ -165,8 +162,7 @@ async function completeLeadInTurn(
     if (state.fetchStatus === 'ready') return known(services, leadId);
     const now = services.now().toISOString();
     // The webhook named the page and the form; the fetched lead object may not repeat them.
-    const given = storableStrings(input.lead);
-    const lead: PlatformLead = { ...given, formId: given.formId || state.platformFormId, pageId: given.pageId ?? state.platformPageId };
+    const lead: PlatformLead = { ...input.lead, formId: input.lead.formId || state.platformFormId, pageId: input.lead.pageId ?? state.platformPageId };
     const { sourceId, formName, pageId } = await formOf(services, organizationId, lead);
     const person = await planPerson(services.store, { organizationId, phoneCountryCode: cc, leadId, sourceId, formName, lead, now });
     const events = decideLeadFetched(state, {

@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 // The lead's ad and answers are the domain's own types: the service stores them as the platform gives them.
 import type { AdSource, LeadAnswer } from '../../commands/lead/lead.ts';
 import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
+import { storableStrings } from '../../commands/shared/text.ts';
 
 export type { AdSource, LeadAnswer };
 
@@ -182,10 +183,14 @@ export function delimiterOf(text: string): string {
 /** How csv-parse reads the Ads Manager export (one record a row, keyed by the header). */
 export const csvOptions = (delimiter: string) => ({ columns: true, bom: true, skip_empty_lines: true, trim: true, delimiter, relax_column_count: true }) as const;
 
-/** A file's lead names its form (the webhook's notice does that for a fetched one): its form source hangs on it. */
+/**
+ * A file's lead names its form (the webhook's notice does that for a fetched one): its form source hangs on it.
+ * Its text is made storable here, as graphFetch makes the platform's answers: a NUL or a lone surrogate (a \u0000
+ * escape in the file) would fail the lead's append and stop the import.
+ */
 function exportedLead(lead: PlatformLead, row: number): PlatformLead {
   if (lead.formId === '') throw new LeadExportError(`lead ${lead.platformLeadId} without form_id`, row);
-  return lead;
+  return storableStrings(lead);
 }
 
 /** One record of the Ads Manager CSV (keyed by its header) as a lead; `row` is its line, the header being 1. */
