@@ -48,10 +48,10 @@ async function withStageChangeStopped<T>(server: TestServer, stageChange: () => 
   }
 }
 
-/** Until the other process has written, or waits for a turn (an ungranted advisory lock) or has ended. */
+/** Until the other process has written, or has ended, or waits for a stream's turn (src/db/streamLocks.ts: class 7300001). */
 async function untilLandedOrWaiting(server: TestServer, what: string, landed: () => Promise<boolean>, ended: () => boolean) {
-  await eventually(what, async () => ended() || (await landed())
-    || ((await server.services.pool.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).rowCount ?? 0) > 0);
+  const waiting = `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = 7300001 AND NOT granted`;
+  await eventually(what, async () => ended() || (await landed()) || ((await server.services.pool.query(waiting)).rowCount ?? 0) > 0);
 }
 
 const streamHas = async (server: TestServer, stream: string, type: string) => (await server.services.store.readStream(stream)).some((e) => e.type === type);
