@@ -8,7 +8,7 @@ export const contactCommands: CommandGroup = {
     async run(ctx) {
       const fromId = positional(ctx, 0, 'contact id');
       const intoId = required(ctx, 'into');
-      const merged = await mergeContacts(ctx.services.store, { fromId, intoId }, ctx.services.now());
+      const merged = await mergeContacts(ctx.services, { fromId, intoId }, ctx.services.now());
       await ctx.settle(merged.position);
       ctx.print(`contact ${fromId} merged into ${intoId}`);
       return { id: fromId, merged_into: intoId };

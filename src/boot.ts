@@ -5,6 +5,7 @@ import { createPool } from './db/pool.ts';
 import { startEmbeddedPostgres, type ClusterOwner, type EmbeddedDatabase } from './db/embedded.ts';
 import { migrateAll } from './db/schema.ts';
 import { loadSecrets } from './db/secrets.ts';
+import { StreamLocks } from './db/streamLocks.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { PostgresEventStore } from './eventstore/postgres.ts';
@@ -93,7 +94,8 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<B
   const waiter = new CheckpointWaiter(pool, url);
   const secrets = await loadSecrets(pool, config.secretKey);
   const conversionWriter = store instanceof PostgresEventStore ? new ConversionWriter(pool, store, showConversions) : null;
-  const services: Services = { config, pool, store, log, waiter, secrets, conversionWriter, now: () => new Date() };
+  const streamLocks = new StreamLocks(url);
+  const services: Services = { config, pool, store, log, waiter, secrets, conversionWriter, streamLocks, now: () => new Date() };
 
   let stopEngine: (() => Promise<void>) | null = null;
   const stopProcesses: (() => Promise<void>)[] = [];
@@ -118,6 +120,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<B
       if (stopEngine) await stopping(stopEngine);
       await waiter.close();
       await store.close();
+      await streamLocks.close();
       await pool.end();
       await embedded?.stop();
     },

@@ -2,14 +2,13 @@
 // source has an active flow for the target stage gets its conversion queued first, through the
 // conversions machinery (one delivery per dataset), with the sale value on one lead only.
 import type { EventMetadata, Position } from '../../src/eventstore/port.ts';
-import { inTurn } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import { routingFor } from '../../queries/setup.ts';
 import { acceptConversion } from '../conversion/handlers.ts';
 import { ApiError } from '../shared/errors.ts';
 import { contactStream, type ContactLead, type ContactState, type Stage } from './contact.ts';
 import { checkStageChange, decideChangeStage } from './decideStage.ts';
-import { loadContact, organizationSettings, retrying } from './writes.ts';
+import { inCardTurn, loadContact, organizationSettings, retrying } from './writes.ts';
 
 export interface StageInput {
   organizationId: string;
@@ -74,8 +73,8 @@ export async function changeStage(services: Services, given: StageInput, metadat
   const currency = given.value === null ? null : given.currency ?? (await organizationSettings(services.store, given.organizationId))?.currency ?? null;
   const input = { ...given, currency };
   const queued = new Map<string, string | null>();
-  // In turn with the card's other writers of this process (commands/contact: handlers.ts).
-  return inTurn(services.store, contactStream(input.contactId), () => retrying(async () => {
+  // The card's turn, across processes, from load to append: the conversions are queued before the append.
+  return inCardTurn(services, [input.contactId], () => retrying(async () => {
     const { state, revision } = await loadContact(services.store, input.contactId);
     const open = checkStageChange(state, input);
     await queueAll(services, state, open, input, queued, metadata);

@@ -4,6 +4,7 @@ import pRetry from 'p-retry';
 import type { AppendRequest, EventStore } from '../../src/eventstore/port.ts';
 import { WrongExpectedVersionError } from '../../src/eventstore/port.ts';
 import { inTurn, loadAggregate } from '../../src/eventstore/handle.ts';
+import type { Services } from '../../src/services.ts';
 import { hashEmail, hashPhone, normalizeEmail, toE164 } from '../../src/platform/normalize.ts';
 import { organizationStream, type OrganizationEvent } from '../organization/organization.ts';
 import { ownersAggregate, ownersStream, nextOwner } from '../owners/owners.ts';
@@ -135,6 +136,19 @@ export async function smsBlockOfNewPhone(store: EventStore, organizationId: stri
   }
   const data = { organizationId, phoneHash: after.phoneHash, smsOptout: true, changedAt: now };
   return { events: [], requests: [{ stream: smsListStream(organizationId, after.phoneHash), events: [{ type: 'PhoneSmsOptoutSet', data }], expectedRevision: list.revision }] };
+}
+
+/**
+ * The cards' turn across processes: this process's writers of the cards queue first (inTurn), then the turn
+ * is taken in PostgreSQL (src/db/streamLocks.ts), so the service, other API processes and the operator CLI take
+ * it one at a time. A stage change holds it from load to append because it queues conversions before it
+ * appends (stage.ts); the writers that could make that append miss or move other leads (a lead joining the
+ * card, a merge) take it too. Cards in one order, so two holders of several never wait on each other in a circle.
+ */
+export function inCardTurn<T>(services: Pick<Services, 'store' | 'streamLocks'>, contactIds: string[], work: () => Promise<T>): Promise<T> {
+  const streams = [...new Set(contactIds.map(contactStream))].sort();
+  const held = () => services.streamLocks.hold(streams, work);
+  return streams.reduceRight<() => Promise<T>>((inner, stream) => () => inTurn(services.store, stream, inner), held)();
 }
 
 export const loadContact = (store: EventStore, contactId: string) => loadAggregate(store, contactStream(contactId), contactAggregate);

@@ -2,16 +2,15 @@
 // job. Idempotent on platform_lead_id: the same platform lead is always one lead of the service.
 import { randomUUID } from 'node:crypto';
 import type { AppendRequest, EventMetadata, Position } from '../../src/eventstore/port.ts';
-import { inTurn, loadAggregate } from '../../src/eventstore/handle.ts';
+import { loadAggregate } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import type { PlatformLead } from '../../src/platform/leads.ts';
 import { ensureFormSource, formSourceId, sourceCreated } from '../source/handlers.ts';
 import { ApiError } from '../shared/errors.ts';
-import { contactStream } from '../contact/contact.ts';
-import { inOwnerTurn, organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
+import { inCardTurn, inOwnerTurn, organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
 import { decideLeadFetched, decideReceiveLead } from './decide.ts';
 import { leadAggregate, leadPlatformAggregate, leadPlatformStream, leadStream, type LeadReceived, type LeadVia } from './lead.ts';
-import { planPerson } from './person.ts';
+import { planPerson, type PersonPlan } from './person.ts';
 
 export interface ReceivedLead {
   leadId: string;
@@ -58,14 +57,16 @@ async function formOf(services: Services, organizationId: string, lead: Platform
 const namedForm = (sourceName: string, platformFormId: string) => (sourceName === platformFormId ? '' : sourceName);
 
 /**
- * A lead's append that links it to its person waits for the card's other writers of this process
- * (commands/contact: stage.ts). A stage change queues its leads' conversions before it appends; a lead
- * landing in between (a new cycle for a closed person) made it retry on leads it no longer moves, leaving
- * a conversion queued for a lead whose history never took the stage. Waiting, this append then meets the
- * card's new revision and plans again.
+ * A lead's append that links it to a card that exists waits for the card's turn, across processes
+ * (inCardTurn: the CLI import, the lead_import job and the lead fetch may run in other processes than the API).
+ * A stage change queues its leads' conversions before it appends; a lead landing in between (a new cycle for a
+ * closed person) made it retry on leads it no longer moves, leaving a conversion queued for a lead whose
+ * history never took the stage. Waiting, this append then meets the card's new revision and plans again.
+ * A card the append creates has no stage change under way.
  */
-function appendWithPerson(services: Services, contactId: string, requests: AppendRequest[], metadata: EventMetadata): Promise<{ position: Position }> {
-  return inTurn(services.store, contactStream(contactId), () => services.store.appendMany(requests, metadata));
+function appendWithPerson(services: Services, person: PersonPlan, requests: AppendRequest[], metadata: EventMetadata): Promise<{ position: Position }> {
+  const append = () => services.store.appendMany(requests, metadata);
+  return person.created ? append() : inCardTurn(services, [person.contactId], append);
 }
 
 /** A whole lead (import, job): made with its person in one append, or found (and completed if it has no data yet).
@@ -96,7 +97,7 @@ export async function receiveLead(
       { stream: leadStream(leadId), events: decided.lead, expectedRevision: 'no_stream' },
       ...person.requests,
     ];
-    const appended = await appendWithPerson(services, person.contactId, requests, metadata);
+    const appended = await appendWithPerson(services, person, requests, metadata);
     return { leadId, contactId: person.contactId, created: true, completed: false, position: appended.position };
   }));
 }
@@ -170,7 +171,7 @@ async function completeLeadInTurn(
       platformFormId: lead.formId, platformPageId: pageId ?? '', ad: lead.ad, answers: lead.answers, cycle: person.cycle,
       submittedAt: lead.createdTime || state.submittedAt, fetchedAt: now, fetchStatus: 'ready',
     });
-    const appended = await appendWithPerson(services, person.contactId, [{ stream: leadStream(leadId), events, expectedRevision: revision }, ...person.requests], metadata);
+    const appended = await appendWithPerson(services, person, [{ stream: leadStream(leadId), events, expectedRevision: revision }, ...person.requests], metadata);
     return { leadId, contactId: person.contactId, created: false, completed: true, position: appended.position };
   });
 }

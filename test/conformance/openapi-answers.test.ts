@@ -142,7 +142,7 @@ test('contacts and leads: success and their own errors', async (ctx) => {
 
   // A merged card answers 409 contact_merged wherever it is named.
   const merged = await call(ctx, 'POST', '/contacts', '/contacts', { body: { name: 'Twin', email: 'twin@example.com' } });
-  await server.services.waiter.waitFor(['contacts'], (await mergeContacts(server.services.store, { fromId: merged.body.id, intoId: id }, new Date())).position, 10_000);
+  await server.services.waiter.waitFor(['contacts'], (await mergeContacts(server.services, { fromId: merged.body.id, intoId: id }, new Date())).position, 10_000);
   await server.settle();
   await call(ctx, 'GET', '/contacts/{id}', `/contacts/${merged.body.id}`);
   await call(ctx, 'PATCH', '/contacts/{id}', `/contacts/${merged.body.id}`, { body: { name: 'Twin' } });

@@ -185,7 +185,7 @@ test('merge (ops contacts merge ID --into ID): the merged card leaves lists and 
 test('the survivor of a merge may take the phone and e-mail of the card merged into it (they are its own now, not another person\'s)', async ({ server, org }) => {
   const merged = await contact(server, org, { email: `absorbed${seq}@example.com` });
   const survivor = await server.request('POST', '/contacts', { key: org.key, body: { email: `survivor${seq}@example.com` } });
-  await mergeContacts(server.services.store, { fromId: merged.id, intoId: survivor.body.id }, new Date());
+  await mergeContacts(server.services, { fromId: merged.id, intoId: survivor.body.id }, new Date());
   await server.settle();
   const took = await server.request('PATCH', `/contacts/${survivor.body.id}`, { key: org.key, body: { phone: merged.phone } });
   assert.is(took.status, 200, JSON.stringify(took.body));
@@ -201,7 +201,7 @@ test('the survivor of a merge may take the phone and e-mail of the card merged i
   // A lead with the phone of a card merged into a person without a phone gives that person the phone.
   const absorbedAgain = await contact(server, org);
   const withoutPhone = await server.request('POST', '/contacts', { key: org.key, body: { email: `nophone${seq}@example.com` } });
-  await mergeContacts(server.services.store, { fromId: absorbedAgain.id, intoId: withoutPhone.body.id }, new Date());
+  await mergeContacts(server.services, { fromId: absorbedAgain.id, intoId: withoutPhone.body.id }, new Date());
   const lead = await importLead(server, org, { id: `merged-phone-${seq}`, phone: absorbedAgain.phone });
   assert.is(lead.contactId, withoutPhone.body.id);
   const filled = await server.request('GET', `/contacts/${withoutPhone.body.id}`, { key: org.key });

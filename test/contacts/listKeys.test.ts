@@ -102,7 +102,7 @@ test('tags set by create, PATCH and POST tags; leads add campaigns, ad sets and 
   }
 
   // A merged card leaves every filtered list; the survivor carries its tags and ads from then on.
-  await mergeContacts(server.services.store, { fromId: d.contactId!, intoId: b.id }, new Date());
+  await mergeContacts(server.services, { fromId: d.contactId!, intoId: b.id }, new Date());
   await server.settle();
   assert.equal(await walk(server, org, 'campaign=camp-2'), [b.id]);
   assert.equal(await walk(server, org, 'ad=ad-3'), [b.id]);

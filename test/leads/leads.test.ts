@@ -84,7 +84,7 @@ test('a merged person: the lead moves to the survivor, and a new lead of the mer
   const a = await importLead(server, org, { id: 'L-400', email: 'merge-a@example.com', ad: 'ad-m', campaign: 'camp-m' });
   const b = await importLead(server, org, { id: 'L-401', email: 'merge-b@example.com' });
   const { mergeContacts } = await import('../../commands/contact/merge.ts');
-  await mergeContacts(server.services.store, { fromId: a.contactId!, intoId: b.contactId! }, new Date());
+  await mergeContacts(server.services, { fromId: a.contactId!, intoId: b.contactId! }, new Date());
   await server.settle();
   const lead = await server.request('GET', `/leads/${a.leadId}`, { key: org.key });
   assert.is(lead.body.contact_id, b.contactId);

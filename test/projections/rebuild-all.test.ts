@@ -142,9 +142,9 @@ async function given(ctx: Ctx) {
   }
   const marek = leadsNow.data.find((l: any) => l.platform_lead_id === 'pl-3')?.contact_id ?? leadsNow.data[0].contact_id;
   await ok(server, 'POST', `/contacts/${marek}/stage`, org.key, { stage: 'sold', value: 300, currency: 'EUR' });
-  await mergeContacts(services.store, { fromId: e, intoId: f }, new Date());
-  await mergeContacts(services.store, { fromId: f, intoId: c }, new Date());
-  await mergeContacts(services.store, { fromId: marek, intoId: d }, new Date());
+  await mergeContacts(services, { fromId: e, intoId: f }, new Date());
+  await mergeContacts(services, { fromId: f, intoId: c }, new Date());
+  await mergeContacts(services, { fromId: marek, intoId: d }, new Date());
   await ok(server, 'POST', `/contacts/${d}/stage`, org.key, { stage: 'contacted' });
 
   // Conversions: a source with a live target that accepts, one that is flaky (retried), one that refuses.
