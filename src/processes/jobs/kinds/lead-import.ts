@@ -25,7 +25,10 @@ interface Tally {
   /** Leads known without their data (pending, or their fetch failed) that this run completed. */
   completed: number;
   known: number;
+  /** Leads left out for good, each `<platform lead id> (<reason>)`: unreadable, or refused by the intake. */
   refused: string[];
+  /** Leads whose storing failed unexpectedly (the database, a bug): the job fails after the page's other leads, to read them again. */
+  failed: string[];
 }
 
 /** What the forms of one run share, each read once per run, and the tally they add to. */
@@ -69,6 +72,11 @@ async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promis
     throwIfAborted(ctx.signal);
     const page = await listFormLeads(cfg, form.id, token, { since: since.toISOString(), after, limit: 100 });
     if (page.kind !== 'ok') throw new JobError(`the platform refused the leads of form ${form.id}: ${page.message}`, page.kind === 'permanent');
+    // A lead the platform sent in a shape we cannot read would be the same on every run: named, and the rest go on.
+    for (const bad of page.value.unreadable) {
+      tally.refused.push(`${bad.platformLeadId || '(no id)'} (unreadable: ${bad.reason})`);
+      tally.read += 1;
+    }
     await inLanes(page.value.leads, WIDTH, (lead) => laneKeys(lead, phoneCountryCode), async (lead) => {
       try {
         const received = await receiveLead(ctx.services, {
@@ -78,12 +86,16 @@ async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promis
         else if (received.completed) tally.completed += 1;
         else tally.known += 1;
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        tally.refused.push(`${lead.platformLeadId} (${error.hint ?? error.code})`);
+        if (error instanceof ApiError) tally.refused.push(`${lead.platformLeadId} (${error.hint ?? error.code})`);
+        else {
+          ctx.log.error('lead_import: storing a lead failed', { error, platformLeadId: lead.platformLeadId });
+          tally.failed.push(lead.platformLeadId);
+        }
       }
       tally.read += 1;
-      ctx.progress(tally.read, `${tally.read} leads read, ${tally.created} new`);
+      ctx.progress(tally.read, progressText(tally));
     });
+    ctx.progress(tally.read, progressText(tally));
     after = page.value.after ?? undefined;
   } while (after);
 }
@@ -99,11 +111,21 @@ export const leadImportJob: JobHandler = async (ctx) => {
   const since = await startOf(ctx, timezone);
   const forms = await listPageForms(cfg, pageId, token);
   if (forms.kind !== 'ok') throw new JobError(`the platform refused the forms of page ${pageId}: ${forms.message}`, forms.kind === 'permanent');
-  const tally: Tally = { read: 0, created: 0, completed: 0, known: 0, refused: [] };
+  const tally: Tally = { read: 0, created: 0, completed: 0, known: 0, refused: [], failed: [] };
   const run: PageRun = { cfg, token, pageId, since, phoneCountryCode, tally };
   for (const form of forms.value) await importForm(ctx, run, form);
-  const refused = tally.refused.length
-    ? `; ${tally.refused.length} refused: ${tally.refused.slice(0, LISTED).join(', ')}${tally.refused.length > LISTED ? ', ...' : ''}`
-    : '';
-  return { summary: `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${importCounts(tally)}${refused}` };
+  const refused = tally.refused.length ? `; ${tally.refused.length} refused: ${listed(tally.refused)}` : '';
+  const done = `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${importCounts(tally)}${refused}`;
+  // Not a success: the next run would start after this one and never read these leads again. The retry reads them
+  // (the others are known by then, so it adds nothing twice).
+  if (tally.failed.length) throw new JobError(`${tally.failed.length} leads could not be stored (${listed(tally.failed)}), the others are in; ${done}`);
+  return { summary: done };
 };
+
+const listed = (items: string[]) => `${items.slice(0, LISTED).join(', ')}${items.length > LISTED ? ', ...' : ''}`;
+
+/** What the job's progress says: the leads read so far, and the ones left out when there are some. */
+function progressText(tally: Tally): string {
+  const left = tally.refused.length + tally.failed.length;
+  return `${tally.read} leads read, ${tally.created} new${left ? `, ${left} not stored` : ''}`;
+}
