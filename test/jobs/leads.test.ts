@@ -141,4 +141,29 @@ test('a lead that cannot be stored fails the run after the page\'s other leads a
   assert.match(again.summary, /: 1 new, 2 already known$/);
 });
 
+test('a form the platform stops halfway through does not cost the page\'s other forms: they are imported and the run retried for it; a form refused for good is named, not retried', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedForm({ id: 'f-first', pageId: 'pg-504', name: 'First form' });
+  sandbox.seedForm({ id: 'f-gone', pageId: 'pg-504', name: 'Gone form' });
+  sandbox.seedForm({ id: 'f-last', pageId: 'pg-504', name: 'Last form' });
+  for (let i = 0; i < 150; i++) seedLead(sandbox, `9700${String(i).padStart(3, '0')}`, 'f-first', (i + 1) * 60_000);
+  seedLead(sandbox, '9710001', 'f-gone', 60_000);
+  seedLead(sandbox, '9720001', 'f-last', 60_000);
+  // The first form's second page fails (the platform's transient error, on each of the client's three tries); the second form is refused on every call.
+  sandbox.injectFailures({ match: '/f-first/leads', count: 3, skip: 1 });
+  sandbox.injectFailures({ match: '/f-gone/leads', count: 100, status: 400, code: 100, message: 'Unsupported get request', transient: false });
+  await connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-504', token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
+  const [job] = await importJobs(server, org, 1);
+  assert.is(job.status, 'done', job.error);
+  assert.is(job.attempts, 2, 'the halfway failure was retried');
+  assert.match(job.summary, /^3 forms, 151 leads since .*: 50 new, 101 already known; the platform refused the leads of form f-gone: .*Unsupported get request/);
+  const events = await server.services.store.readStream(`job-${org.organizationId}-${job.number}`);
+  const retry = events.find((e) => e.type === 'JobRetryScheduled')!.data as { error: string };
+  assert.match(retry.error, /^the platform failed on the leads of form f-first halfway through: .*; the platform refused the leads of form f-gone: .*; the other forms' leads are in; 3 forms, 101 leads since .*: 101 new, 0 already known$/, retry.error);
+  await server.settle();
+  const ids = (await leads(server, org)).map((l) => l.platform_lead_id);
+  assert.is(ids.length, 151);
+  assert.ok(ids.includes('9720001'), 'the form after the refused one is imported');
+});
+
 test.run();

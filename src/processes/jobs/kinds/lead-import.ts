@@ -65,13 +65,23 @@ async function startOf(ctx: JobContext, timezone: string): Promise<Date> {
 /** Leads of a page in flight at once, one person's in order (lanes.ts). */
 const WIDTH = 4;
 
-async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promise<void> {
+/** A form whose leads the platform would not list (at its first page or halfway through): the others go on. */
+interface FormFailure {
+  permanent: boolean;
+  error: string;
+}
+
+/** The form's leads, page by page; null when every page was read, else why the platform stopped it. */
+async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promise<FormFailure | null> {
   const { cfg, token, pageId, since, phoneCountryCode, tally } = run;
   let after: string | undefined;
   do {
     throwIfAborted(ctx.signal);
     const page = await listFormLeads(cfg, form.id, token, { since: since.toISOString(), after, limit: 100 });
-    if (page.kind !== 'ok') throw new JobError(`the platform refused the leads of form ${form.id}: ${page.message}`, page.kind === 'permanent');
+    if (page.kind !== 'ok') {
+      const permanent = page.kind === 'permanent';
+      return { permanent, error: `the platform ${permanent ? 'refused' : 'failed on'} the leads of form ${form.id}${after ? ' halfway through' : ''}: ${page.message}` };
+    }
     // A lead the platform sent in a shape we cannot read would be the same on every run: named, and the rest go on.
     for (const bad of page.value.unreadable) {
       tally.refused.push(`${bad.platformLeadId || '(no id)'} (unreadable: ${bad.reason})`);
@@ -98,6 +108,7 @@ async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promis
     ctx.progress(tally.read, progressText(tally));
     after = page.value.after ?? undefined;
   } while (after);
+  return null;
 }
 
 export const leadImportJob: JobHandler = async (ctx) => {
@@ -113,13 +124,22 @@ export const leadImportJob: JobHandler = async (ctx) => {
   if (forms.kind !== 'ok') throw new JobError(`the platform refused the forms of page ${pageId}: ${forms.message}`, forms.kind === 'permanent');
   const tally: Tally = { read: 0, created: 0, completed: 0, known: 0, refused: [], failed: [] };
   const run: PageRun = { cfg, token, pageId, since, phoneCountryCode, tally };
-  for (const form of forms.value) await importForm(ctx, run, form);
+  const failures: FormFailure[] = [];
+  for (const form of forms.value) {
+    const failure = await importForm(ctx, run, form);
+    if (failure) failures.push(failure);
+  }
   const refused = tally.refused.length ? `; ${tally.refused.length} refused: ${listed(tally.refused)}` : '';
   const done = `${forms.value.length} form${forms.value.length === 1 ? '' : 's'}, ${tally.read} leads since ${since.toISOString()}: ${importCounts(tally)}${refused}`;
+  const formsSaid = failures.map((f) => f.error).join('; ');
+  // Every form refused is the page's trouble (a token that lost its permission): the job fails, as when the forms' list is refused.
+  if (failures.length > 0 && failures.length === forms.value.length) throw new JobError(`${formsSaid}; ${done}`, failures.every((f) => f.permanent));
   // Not a success: the next run would start after this one and never read these leads again. The retry reads them
   // (the others are known by then, so it adds nothing twice).
+  if (failures.some((f) => !f.permanent)) throw new JobError(`${formsSaid}; the other forms' leads are in; ${done}`);
   if (tally.failed.length) throw new JobError(`${tally.failed.length} leads could not be stored (${listed(tally.failed)}), the others are in; ${done}`);
-  return { summary: done };
+  // A form the platform refuses for good (deleted since it was listed) would be refused on every retry: named, not retried.
+  return { summary: failures.length ? `${done}; ${formsSaid}` : done };
 };
 
 const listed = (items: string[]) => `${items.slice(0, LISTED).join(', ')}${items.length > LISTED ? ', ...' : ''}`;
