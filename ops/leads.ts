@@ -10,6 +10,8 @@ import { countryCode, importCounts, receiveLead } from '../commands/lead/intake.
 import { inLanes, laneKeys } from '../commands/lead/lanes.ts';
 import { LeadExportError, type PlatformLead } from '../src/platform/leads.ts';
 import { readLeadExport, type BadRow } from '../src/platform/lead-export-stream.ts';
+import { ApiError } from '../commands/shared/errors.ts';
+import { MESSAGES } from '../src/http/messages.ts';
 import { CliError, existingOrganization, required, type CommandGroup, type CliContext } from './context.ts';
 
 interface Bar {
@@ -102,6 +104,15 @@ export const leadCommands: CommandGroup = {
   },
 };
 
+/**
+ * A lead the store would not take (the database went away, a fault of ours): the leads before it are in, so the
+ * operator is told how far it got and that the same file again adds only the rest (the intake is idempotent).
+ */
+function stopped(name: string, platformLeadId: string, done: number, total: number, error: unknown): CliError {
+  const why = error instanceof ApiError ? `${error.code}: ${error.hint ?? MESSAGES[error.code].en}` : (error as Error | undefined)?.message ?? String(error);
+  return new CliError(`${name}: the import stopped at lead ${platformLeadId} with ${done} of ${total} leads in (importing the file again adds only the others): ${why}`);
+}
+
 /** Leads in flight at once: enough to overlap their round trips to the store on two cores (measured: docs/contacts-and-leads.md). */
 const IMPORT_WIDTH = 4;
 
@@ -116,16 +127,22 @@ async function importAll(ctx: CliContext, input: { organizationId: string; file:
   let done = 0;
   let created = 0;
   let completed = 0;
+  let stoppedAt = null as string | null; // set from the lanes
   // Read once for every lead (the organisation was checked before the file was read).
   const cc = await countryCode(ctx.services, organizationId);
   try {
     // The bad rows were counted by the first reading; this one passes over them.
     await inLanes(leadsOf(file, name, () => {}), IMPORT_WIDTH, (lead) => laneKeys(lead, cc), async (lead) => {
-      const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode: cc }, metadata);
+      const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode: cc }, metadata)
+        .catch((error: unknown) => { stoppedAt ??= lead.platformLeadId; throw error; });
       if (received.created) created++;
       if (received.completed) completed++;
       bar.update(++done);
     });
+  } catch (error) {
+    // Thrown once the leads in flight have ended: `done` is what is in.
+    if (stoppedAt === null || error instanceof CliError) throw error;
+    throw stopped(name, stoppedAt, done, total, error);
   } finally {
     bar.stop();
   }

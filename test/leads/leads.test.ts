@@ -364,6 +364,35 @@ test('ops leads import with bad rows among good ones: every bad row named at onc
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import stopped by a lead the store will not take says how far it got, and the same file again adds only the rest', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env })
+    .then((out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const file = path.join(dir, 'stuck.json');
+  fs.writeFileSync(file, JSON.stringify([1, 2, 3, 4, 5].map((n) => ({
+    id: `T-${n}`, created_time: '2025-05-07T10:00:00+0000', form_id: 'form-t', field_data: [{ name: 'email', values: [`t${n}@example.com`] }],
+  }))));
+  // The database refuses one lead's append: a fault of PostgreSQL's own, not a refusal of the intake.
+  await server.db.pool.query(`CREATE FUNCTION refuse_lead_t3() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.event_type = 'LeadReceived' AND NEW.data->>'platformLeadId' = 'T-3' THEN RAISE EXCEPTION 'disk trouble'; END IF; RETURN NEW; END $$`);
+  await server.db.pool.query('CREATE TRIGGER refuse_lead_t3 BEFORE INSERT ON es_events FOR EACH ROW EXECUTE FUNCTION refuse_lead_t3()');
+  let stopped;
+  try {
+    stopped = await cli(file);
+  } finally {
+    await server.db.pool.query('DROP TRIGGER refuse_lead_t3 ON es_events; DROP FUNCTION refuse_lead_t3()');
+  }
+  assert.is(stopped.code, 2);
+  assert.is(stopped.stdout, '');
+  const said = /^.*stuck\.json: the import stopped at lead T-3 with (\d) of 5 leads in \(importing the file again adds only the others\): disk trouble\n$/.exec(stopped.stderr);
+  assert.ok(said, stopped.stderr);
+  const again = await cli(file);
+  assert.is(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout), { read: 5, created: 5 - Number(said![1]), completed: 0, known: Number(said![1]) });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('a lead whose text PostgreSQL cannot store (a NUL, a lone surrogate) is imported with it made storable, and reads back', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const json = path.join(dir, 'leads.json');
