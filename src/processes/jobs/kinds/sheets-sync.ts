@@ -20,6 +20,8 @@ interface Tally {
   deliveries: number;
   duplicates: number;
   invalid: string[];
+  /** Rows whose recording failed unexpectedly (the database, a bug): the job fails after the other rows, to record them again. */
+  failed: string[];
 }
 
 async function loadSource(ctx: JobContext, sourceId: string): Promise<{ created: SourceCreatedData; paused: boolean }> {
@@ -113,7 +115,11 @@ async function recordRow(ctx: JobContext, cells: string[], line: number, index: 
       tally.deliveries += accepted.deliveriesCreated;
     } else tally.duplicates += 1;
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof ApiError)) {
+      ctx.log.error('sheets_sync: recording a row failed', { error, row: line });
+      tally.failed.push(`row ${line}`);
+      return;
+    }
     if (error.code === 'source_paused') throw error;
     const field = (error.details?.fields as { field: string; message: string }[] | undefined)?.[0];
     tally.invalid.push(`row ${line}: ${field ? `${field.field}: ${field.message}` : (error.hint ?? error.code)}`);
@@ -136,7 +142,7 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
   const header = rows.shift();
   if (!header) return { summary: '0 rows: the sheet is empty' };
   const index = columnIndex(header.cells, created.columns);
-  const tally: Tally = { rows: rows.length, created: 0, deliveries: 0, duplicates: 0, invalid: [] };
+  const tally: Tally = { rows: rows.length, created: 0, deliveries: 0, duplicates: 0, invalid: [], failed: [] };
   try {
     for (const [i, row] of rows.entries()) {
       throwIfAborted(ctx.signal);
@@ -146,6 +152,11 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
   } catch (error) {
     if (error instanceof ApiError && error.code === 'source_paused') return { summary: `the source was paused during the sync; stopped. ${summaryOf(tally)}` };
     throw error;
+  }
+  // The retry records them (the other rows are duplicates by then, so nothing is sent twice).
+  if (tally.failed.length) {
+    const rowsSaid = `${tally.failed.slice(0, LISTED).join(', ')}${tally.failed.length > LISTED ? ', ...' : ''}`;
+    throw new JobError(`${tally.failed.length} rows could not be recorded (${rowsSaid}), the others are in; ${summaryOf(tally)}`);
   }
   return { summary: summaryOf(tally) };
 };
