@@ -166,4 +166,21 @@ test('a form the platform stops halfway through does not cost the page\'s other 
   assert.ok(ids.includes('9720001'), 'the form after the refused one is imported');
 });
 
+test('a store that refuses every lead (an outage) stops the run after 10 such leads instead of trying each lead of the page', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedForm({ id: 'f-outage', pageId: 'pg-505', name: 'Outage form' });
+  for (let i = 0; i < 40; i++) seedLead(sandbox, `9800${String(i).padStart(3, '0')}`, 'f-outage', (i + 1) * 60_000);
+  await server.services.pool.query(`CREATE FUNCTION refuse_leads_98() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.event_type = 'LeadReceived' AND NEW.data->>'platformLeadId' LIKE '9800%' THEN RAISE EXCEPTION 'disk trouble'; END IF; RETURN NEW; END $$`);
+  await server.services.pool.query('CREATE TRIGGER refuse_leads_98 BEFORE INSERT ON es_events FOR EACH ROW EXECUTE FUNCTION refuse_leads_98()');
+  try {
+    await connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-505', token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
+    const [job] = await importJobs(server, org, 1);
+    assert.is(job.status, 'failed');
+    assert.match(job.error ?? '', /^10 leads could not be stored \((9800\d{3}, ){9}9800\d{3}\); stopped after \d+ leads read, the leads before are in$/);
+  } finally {
+    await server.services.pool.query('DROP TRIGGER refuse_leads_98 ON es_events; DROP FUNCTION refuse_leads_98()');
+  }
+});
+
 test.run();

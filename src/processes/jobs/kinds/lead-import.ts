@@ -18,6 +18,8 @@ import { isDay } from './days.ts';
 const OVERLAP_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 const LISTED = 20;
+/** Leads failed unexpectedly after which the run stops at once: so many are the store's outage, not a lead's fault. */
+const MAX_FAILED = 10;
 
 interface Tally {
   read: number;
@@ -100,6 +102,7 @@ async function importForm(ctx: JobContext, run: PageRun, form: LeadForm): Promis
         else {
           ctx.log.error('lead_import: storing a lead failed', { error, platformLeadId: lead.platformLeadId });
           tally.failed.push(lead.platformLeadId);
+          if (tally.failed.length === MAX_FAILED) throw new JobError(`${failedSaid(tally)}; stopped after ${tally.read} leads read, the leads before are in`);
         }
       }
       tally.read += 1;
@@ -137,11 +140,12 @@ export const leadImportJob: JobHandler = async (ctx) => {
   // Not a success: the next run would start after this one and never read these leads again. The retry reads them
   // (the others are known by then, so it adds nothing twice).
   if (failures.some((f) => !f.permanent)) throw new JobError(`${formsSaid}; the other forms' leads are in; ${done}`);
-  if (tally.failed.length) throw new JobError(`${tally.failed.length} leads could not be stored (${listed(tally.failed)}), the others are in; ${done}`);
+  if (tally.failed.length) throw new JobError(`${failedSaid(tally)}, the others are in; ${done}`);
   // A form the platform refuses for good (deleted since it was listed) would be refused on every retry: named, not retried.
   return { summary: failures.length ? `${done}; ${formsSaid}` : done };
 };
 
+const failedSaid = (tally: Tally) => `${tally.failed.length} leads could not be stored (${listed(tally.failed)})`;
 const listed = (items: string[]) => `${items.slice(0, LISTED).join(', ')}${items.length > LISTED ? ', ...' : ''}`;
 
 /** What the job's progress says: the leads read so far, and the ones left out when there are some. */

@@ -13,6 +13,8 @@ import { columnIndex, rowInput } from './sheet-rows.ts';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 const LISTED = 50;
+/** Rows failed unexpectedly after which the sync stops at once: so many are the store's outage, not a row's fault. */
+const MAX_FAILED = 10;
 
 interface Tally {
   rows: number;
@@ -148,15 +150,15 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
       throwIfAborted(ctx.signal);
       await recordRow(ctx, row.cells, row.number, index, sourceId, tally);
       ctx.progress(i + 1, `${i + 1} of ${rows.length} rows`);
+      if (tally.failed.length >= MAX_FAILED) throw new JobError(`${failedSaid(tally)}; stopped after row ${row.number}, the rows before are in`);
     }
   } catch (error) {
     if (error instanceof ApiError && error.code === 'source_paused') return { summary: `the source was paused during the sync; stopped. ${summaryOf(tally)}` };
     throw error;
   }
   // The retry records them (the other rows are duplicates by then, so nothing is sent twice).
-  if (tally.failed.length) {
-    const rowsSaid = `${tally.failed.slice(0, LISTED).join(', ')}${tally.failed.length > LISTED ? ', ...' : ''}`;
-    throw new JobError(`${tally.failed.length} rows could not be recorded (${rowsSaid}), the others are in; ${summaryOf(tally)}`);
-  }
+  if (tally.failed.length) throw new JobError(`${failedSaid(tally)}, the others are in; ${summaryOf(tally)}`);
   return { summary: summaryOf(tally) };
 };
+
+const failedSaid = (t: Tally) => `${t.failed.length} rows could not be recorded (${t.failed.slice(0, LISTED).join(', ')}${t.failed.length > LISTED ? ', ...' : ''})`;
