@@ -183,4 +183,16 @@ test('a store that refuses every lead (an outage) stops the run after 10 such le
   }
 });
 
+test('a page whose forms the platform fails on for now is retried, and the error says the platform failed, not that it refused', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedForm({ id: 'f-later', pageId: 'pg-506', name: 'Later form' });
+  seedLead(sandbox, '9900001', 'f-later', 60_000);
+  sandbox.injectFailures({ match: '/pg-506/leadgen_forms', count: 3 });
+  await connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-506', token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
+  const [job] = await importJobs(server, org, 1);
+  assert.is(job.status, 'done', job.error);
+  const retry = (await server.services.store.readStream(`job-${org.organizationId}-${job.number}`)).find((e) => e.type === 'JobRetryScheduled')!.data as { error: string };
+  assert.match(retry.error, /^the platform failed on the forms of page pg-506: An unexpected error/);
+});
+
 test.run();

@@ -124,7 +124,10 @@ export const leadImportJob: JobHandler = async (ctx) => {
   const { phoneCountryCode, timezone } = settings;
   const since = await startOf(ctx, timezone);
   const forms = await listPageForms(cfg, pageId, token);
-  if (forms.kind !== 'ok') throw new JobError(`the platform refused the forms of page ${pageId}: ${forms.message}`, forms.kind === 'permanent');
+  if (forms.kind !== 'ok') {
+    const permanent = forms.kind === 'permanent';
+    throw new JobError(`the platform ${permanent ? 'refused' : 'failed on'} the forms of page ${pageId}: ${forms.message}`, permanent);
+  }
   const tally: Tally = { read: 0, created: 0, completed: 0, known: 0, refused: [], failed: [] };
   const run: PageRun = { cfg, token, pageId, since, phoneCountryCode, tally };
   const failures: FormFailure[] = [];
