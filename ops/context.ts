@@ -37,7 +37,7 @@ export interface CommandDef {
 export type CommandGroup = Record<string, CommandDef>;
 
 /** Flags that take no value; every other --name takes the next word (or --name=value). */
-const FLAGS = new Set(['json', 'all', 'follow', 'backwards', 'verbose', 'help', 'off']);
+const FLAGS = new Set(['json', 'all', 'follow', 'backwards', 'verbose', 'help', 'off', 'skip-invalid']);
 
 export function parseCommandLine(argv: string[]): { words: string[]; options: Record<string, string | undefined>; json: boolean } {
   const words: string[] = [];

@@ -93,6 +93,7 @@ export const failureSchema = z.strictObject({
   code: z.number().int().optional(),
   message: z.string().optional(),
   transient: z.boolean().optional(),
+  skip: z.number().int().min(0).optional(),
 });
 
 export const deliverLeadgenSchema = z.strictObject({

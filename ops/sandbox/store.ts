@@ -101,6 +101,10 @@ export class SandboxStore {
   takeFailure(path: string): FailureInjection | null {
     const found = this.failures.find((f) => f.count > 0 && path.includes(f.match));
     if (!found) return null;
+    if (found.skip) {
+      found.skip -= 1;
+      return null;
+    }
     found.count -= 1;
     this.failures = this.failures.filter((f) => f.count > 0);
     return found;

@@ -173,4 +173,6 @@ export interface FailureInjection {
   code?: number;
   message?: string;
   transient?: boolean;
+  /** Matching requests let through before the failures begin (a listing that fails halfway through its pages). */
+  skip?: number;
 }

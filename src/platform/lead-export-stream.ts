@@ -13,6 +13,30 @@ export interface ExportSource {
   name: string;
   /** Told the bytes read so far, after each piece. */
   onBytes?: (bytes: number) => void;
+  /**
+   * Told each lead that cannot be taken (a lead without an id or a form, a time that is no time), which is then left
+   * out; without it the first such lead ends the reading. A file that is not an export at all always ends it.
+   */
+  onBadRow?: (bad: BadRow) => void;
+}
+
+/** A lead of the file left out: its row (its place in the JSON array, or its CSV line), its id as written, why. */
+export interface BadRow {
+  row: number;
+  platformLeadId: string;
+  reason: string;
+}
+
+/** The lead of one row, or null when it cannot be taken and the reader asked to be told (`onBadRow`). */
+function leadOrBadRow(source: ExportSource, row: number, rawId: unknown, read: () => PlatformLead): PlatformLead | null {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof LeadExportError) || error.row === null || !source.onBadRow) throw error;
+    const platformLeadId = typeof rawId === 'string' || typeof rawId === 'number' ? String(rawId).trim().replace(/^l:/, '') : '';
+    source.onBadRow({ row, platformLeadId, reason: error.message.replace(/^row \d+: /, '') });
+    return null;
+  }
 }
 
 const CHUNK_BYTES = 1 << 16;
@@ -53,7 +77,7 @@ async function gatherHead(head: string, texts: AsyncGenerator<string>, enough: (
   return head;
 }
 
-/** The leads of the export in file order; throws LeadExportError naming the row at the first it cannot take. */
+/** The leads of the export in file order; throws LeadExportError naming the row at the first it cannot take (unless told `onBadRow`). */
 export async function* readLeadExport(source: ExportSource): AsyncGenerator<PlatformLead> {
   const texts = textOf(source);
   try {
@@ -63,24 +87,27 @@ export async function* readLeadExport(source: ExportSource): AsyncGenerator<Plat
       throw new LeadExportError(EMPTY_EXPORT, null);
     }
     const csv = path.extname(source.name).toLowerCase() === '.csv' || !/^\s*[[{]/.test(head);
-    yield* csv ? csvLeads(head, texts) : jsonLeads(withHead(head, texts));
+    yield* csv ? csvLeads(source, head, texts) : jsonLeads(source, withHead(head, texts));
   } finally {
     await texts.return(undefined);
   }
 }
 
-async function* jsonLeads(texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
+async function* jsonLeads(source: ExportSource, texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
   const reader = new JsonItemReader();
   const items: JsonItem[] = [];
   for await (const text of texts) {
     reader.push(text, items);
-    for (const { item, row } of items) yield leadFromJsonItem(item, row);
+    for (const { item, row } of items) {
+      const lead = leadOrBadRow(source, row, (item as { id?: unknown } | null)?.id, () => leadFromJsonItem(item, row));
+      if (lead) yield lead;
+    }
     items.length = 0;
   }
   reader.end();
 }
 
-async function* csvLeads(start: string, texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
+async function* csvLeads(source: ExportSource, start: string, texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
   // The separator is the header line's: read up to its end first.
   const head = await gatherHead(start, texts, (text) => text.includes('\n'));
   const parser = parse({ ...csvOptions(delimiterOf(head)), max_record_size: MAX_ITEM_CHARS });
@@ -88,7 +115,11 @@ async function* csvLeads(start: string, texts: AsyncGenerator<string>): AsyncGen
   const records = pipeline(Readable.from(withHead(head, texts)), parser, () => {});
   let row = 1;
   try {
-    for await (const record of records) yield leadFromCsvRecord(record as Record<string, string>, ++row);
+    for await (const record of records) {
+      const r = record as Record<string, string>;
+      const lead = leadOrBadRow(source, ++row, r.id, () => leadFromCsvRecord(r, row));
+      if (lead) yield lead;
+    }
     if (row === 1) checkHeaderOnly(head);
   } catch (error) {
     if (error instanceof CsvError) throw new LeadExportError(`cannot read the CSV: ${error.message}`, null);

@@ -48,8 +48,16 @@ export async function fetchForm(cfg: PlatformConfig, formId: string, token: stri
   return { kind: 'ok', value: formOf({ id: formId, ...(answer.value as object) }) };
 }
 
+/** A lead of a listed page that could not be read: named by its id (empty when it has none) and the reason. */
+export interface UnreadableLead {
+  platformLeadId: string;
+  reason: string;
+}
+
 export interface LeadsPage {
   leads: PlatformLead[];
+  /** Leads of the page in a shape we cannot read: the page's other leads are still read. */
+  unreadable: UnreadableLead[];
   /** Cursor of the next page; null on the last page. */
   after: string | null;
 }
@@ -102,10 +110,27 @@ export async function listFormLeads(
   });
   if (answer.kind !== 'ok') return answer;
   const page = answer.value as GraphPage<GraphLeadObject>;
-  return mapped(() => ({ leads: (page.data ?? []).map((g) => leadFromGraph(g)), after: nextCursor(page) }));
+  const listed: LeadsPage = { leads: [], unreadable: [], after: nextCursor(page) };
+  // Lead by lead: one the platform sends in a shape we cannot read must not cost the page's other leads.
+  for (const g of Array.isArray(page.data) ? page.data : []) {
+    try {
+      if (g === null || typeof g !== 'object') throw new LeadExportError('not a lead object', null);
+      listed.leads.push(leadFromGraph(g));
+    } catch (err) {
+      if (!(err instanceof LeadExportError)) throw err;
+      listed.unreadable.push({ platformLeadId: idOf(g), reason: err.message });
+    }
+  }
+  return { kind: 'ok', value: listed };
 }
 
-/** Every lead of a form created after `since`, following the cursors to the end. */
+/** A lead object's id as far as it can be told, for naming it. */
+const idOf = (g: unknown): string => {
+  const id = (g as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : '';
+};
+
+/** Every readable lead of a form created after `since`, following the cursors to the end (listFormLeads names the others). */
 export async function fetchAllFormLeads(cfg: PlatformConfig, formId: string, token: string, opts: { since?: number | string } = {}): Promise<PlatformResult<PlatformLead[]>> {
   const leads: PlatformLead[] = [];
   let after: string | undefined;

@@ -108,6 +108,33 @@ test('a refused token fails the sync at once and records the error for the sync 
   assert.match(last.data.error, /Error validating access token/);
 });
 
+test('a creative sync the platform stops halfway keeps the creatives it read; its retry reads only the ads left', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  const account = 'act_1002';
+  const today = dayIn(TZ, new Date());
+  const ad = (n: number) => String(150_000_000_000 + n);
+  sandbox.seedAdAccount({ id: account, name: 'Flaky ads', currency: 'EUR', timezoneName: TZ });
+  sandbox.seedInsights(account, [1, 2, 3, 4, 5, 6].map((n) => ({
+    date: today, campaign_id: 'c20', campaign_name: 'Many', adset_id: 's20', adset_name: 'Set', ad_id: ad(n), ad_name: `Ad ${n}`,
+    spend: 1, impressions: 100, clicks: 1, reach: 90, formLeads: 0, pixelLeads: 0,
+  })));
+  for (let n = 1; n <= 6; n++) {
+    sandbox.seedCreative({ id: `cr-many-${n}`, imageHash: `img-many-${n}` });
+    sandbox.seedAd({ id: ad(n), creativeId: `cr-many-${n}` });
+  }
+  // The platform fails on the fourth ad for now (each of the client's three tries): a rate limit, an outage.
+  sandbox.injectFailures({ match: `/${ad(4)}`, count: 3 });
+  await connectAdAccount(server.services, { organizationId: org.organizationId, account, token: 'tok-2' }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await finished(server, org, 'creative_sync', 1);
+  assert.is(job.status, 'done', job.error);
+  assert.is(job.attempts, 2);
+  assert.match(job.summary, /^1 of 1 ads' creatives read/, 'the retry read only the ad left');
+  const retried = (await server.services.store.readStream(`job-${org.organizationId}-${job.number}`)).find((e) => e.type === 'JobRetryScheduled')!.data as { error: string };
+  assert.match(retried.error, new RegExp(`^the platform failed on ad ${ad(4)}: .*; the 5 creatives read before are kept, 1 ads are left for the retry$`));
+  const creatives = (await server.services.store.readStream(adCreativeStream(org.organizationId, account))).map((e) => (e.data as { ad_id: string }).ad_id);
+  assert.equal(creatives.sort(), [1, 2, 3, 4, 5, 6].map(ad), 'each ad\'s creative read once');
+});
+
 test('another organisation sees none of these jobs', async ({ server }) => {
   const other = await server.newOrganization();
   const res = await server.request('GET', '/jobs', { key: other.key });

@@ -92,14 +92,14 @@ test('a bad row late in a large file refuses it whole: exit 2, the row named on 
   const refusedJson = await cli(server, org, json);
   assert.is(refusedJson.code, 2);
   assert.is(refusedJson.stdout, '');
-  assert.is(refusedJson.stderr, `${json}: row ${COUNT - 3}: lead BJ-${COUNT - 4} without form_id\n`);
+  assert.is(refusedJson.stderr, `${json}: row ${COUNT - 3}: lead BJ-${COUNT - 4} without form_id; nothing imported (--skip-invalid imports the other ${COUNT - 1} leads and leaves this one out)\n`);
   assert.equal(await imported(server, org, 'BJ'), []);
   const csv = path.join(dir, 'late-bad.csv');
   fs.writeFileSync(csv, csvExport('BC', COUNT, COUNT));
   const refusedCsv = await cli(server, org, csv);
   assert.is(refusedCsv.code, 2);
   assert.is(refusedCsv.stdout, '');
-  assert.is(refusedCsv.stderr, `${csv}: row ${COUNT}: created_time "yesterday" is not a date-time\n`);
+  assert.is(refusedCsv.stderr, `${csv}: row ${COUNT}: created_time "yesterday" is not a date-time; nothing imported (--skip-invalid imports the other ${COUNT - 1} leads and leaves this one out)\n`);
   assert.equal(await imported(server, org, 'BC'), []);
 });
 

@@ -324,6 +324,75 @@ test('ops leads import refuses a file it cannot take whole (a lead without form_
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import with bad rows among good ones: every bad row named at once and nothing imported; --skip-invalid imports the others and lists the bad ones', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string, ...more: string[]) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, ...more], { env })
+    .then((out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const lead = (id: string, more: object = {}) => ({ id, created_time: '2025-05-06T10:00:00+0000', form_id: 'form-s', field_data: [{ name: 'email', values: [`${id}@example.com`] }], ...more });
+  const file = path.join(dir, 'mixed.json');
+  fs.writeFileSync(file, JSON.stringify([lead('S-1'), lead('S-2', { created_time: 'yesterday' }), lead('S-3'), lead('S-4', { form_id: '' }), lead('S-5')]));
+  const count = async () => (await server.services.pool.query("SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id LIKE 'S-%'", [org.organizationId])).rows[0].n;
+
+  const refused = await cli(file, '--json');
+  assert.is(refused.code, 2);
+  assert.is(refused.stdout, '');
+  assert.is(refused.stderr, `${file}: row 2: created_time "yesterday" is not a date-time; row 4: lead S-4 without form_id; nothing imported (--skip-invalid imports the other 3 leads and leaves these out)\n`);
+  await server.settle();
+  assert.is(await count(), 0);
+
+  const skipped = await cli(file, '--skip-invalid', '--json');
+  assert.is(skipped.code, 0, skipped.stderr);
+  assert.equal(JSON.parse(skipped.stdout), {
+    read: 5, created: 3, completed: 0, known: 0,
+    refused: [
+      { row: 2, platform_lead_id: 'S-2', reason: 'created_time "yesterday" is not a date-time' },
+      { row: 4, platform_lead_id: 'S-4', reason: 'lead S-4 without form_id' },
+    ],
+  });
+  await server.settle();
+  assert.is(await count(), 3);
+  const said = await cli(file, '--skip-invalid');
+  assert.is(said.stdout, '5 leads read: 0 new, 3 already known; 2 left out: row 2: created_time "yesterday" is not a date-time; row 4: lead S-4 without form_id\n');
+
+  // A file none of whose leads can be taken is refused with the option too: it would import nothing.
+  const allBad = path.join(dir, 'all-bad.json');
+  fs.writeFileSync(allBad, JSON.stringify([lead('S-6', { form_id: '' })]));
+  const none = await cli(allBad, '--skip-invalid', '--json');
+  assert.is(none.code, 2);
+  assert.is(none.stderr, `${allBad}: row 1: lead S-6 without form_id; nothing imported (no lead of the file can be imported)\n`);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('ops leads import stopped by a lead the store will not take says how far it got, and the same file again adds only the rest', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env })
+    .then((out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const file = path.join(dir, 'stuck.json');
+  fs.writeFileSync(file, JSON.stringify([1, 2, 3, 4, 5].map((n) => ({
+    id: `T-${n}`, created_time: '2025-05-07T10:00:00+0000', form_id: 'form-t', field_data: [{ name: 'email', values: [`t${n}@example.com`] }],
+  }))));
+  // The database refuses one lead's append: a fault of PostgreSQL's own, not a refusal of the intake.
+  await server.db.pool.query(`CREATE FUNCTION refuse_lead_t3() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.event_type = 'LeadReceived' AND NEW.data->>'platformLeadId' = 'T-3' THEN RAISE EXCEPTION 'disk trouble'; END IF; RETURN NEW; END $$`);
+  await server.db.pool.query('CREATE TRIGGER refuse_lead_t3 BEFORE INSERT ON es_events FOR EACH ROW EXECUTE FUNCTION refuse_lead_t3()');
+  let stopped;
+  try {
+    stopped = await cli(file);
+  } finally {
+    await server.db.pool.query('DROP TRIGGER refuse_lead_t3 ON es_events; DROP FUNCTION refuse_lead_t3()');
+  }
+  assert.is(stopped.code, 2);
+  assert.is(stopped.stdout, '');
+  const said = /^.*stuck\.json: the import stopped at lead T-3 with (\d) of 5 leads in \(importing the file again adds only the others\): disk trouble\n$/.exec(stopped.stderr);
+  assert.ok(said, stopped.stderr);
+  const again = await cli(file);
+  assert.is(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout), { read: 5, created: 5 - Number(said![1]), completed: 0, known: Number(said![1]) });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('a lead whose text PostgreSQL cannot store (a NUL, a lone surrogate) is imported with it made storable, and reads back', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const json = path.join(dir, 'leads.json');

@@ -60,6 +60,33 @@ test('key revoke given the key itself instead of its id refuses without printing
   assert.match(res.stderr, /takes the key's id, not the key itself/);
 });
 
+test('a secret pasted where an id or a word belongs is never echoed: the error names the option, the value is cut out', async (ctx) => {
+  const org = JSON.parse((await runOps(ctx.db.url, ['org', 'create', '--name', 'Pasted token', '--json'])).stdout).id as string;
+  const token = 'EAAGm0PX4ZCpsBAKZBq7nLZCZAdM9xQZDZD1234abcd';
+  const appSecret = '3f1c9a8e5b7d2046c1e9f0a3b5d7e9c1';
+  const key = `csk_abcdefghij_${'Ab1-'.repeat(10)}xyz`;
+  const cases: [string[], RegExp][] = [
+    [['target', 'create', '--org', org, '--dataset', token, '--token', token], /^--dataset must be the platform's numeric dataset \(pixel\) id, got \[43 characters, not shown/],
+    [['target', 'create', '--org', org, '--dataset', '123', '--token', `${token} `, '--mode', token], /^--mode must be test or live/],
+    [['target', 'create', '--org', org, '--dataset', '123', token], /^unexpected argument \[43 characters, not shown/],
+    [['target', 'create', '--org', token, '--dataset', '123', '--token', token], /^not_found: .*organization_id/],
+    [['page', 'connect', '--org', org, '--page', appSecret, '--token', token], /^--page must be the platform's numeric page id, got \[32 characters/],
+    [['adaccount', 'connect', '--org', org, '--account', `act_${appSecret}`, '--token', appSecret], /^--account must be the platform's ad account id/],
+    [['jobs', 'enqueue', 'lead_import', '--org', org, '--page', key], /^--page must be/],
+    [['jobs', 'cancel', token, '--org', org], /^the job number must be a positive integer/],
+    [['target', token], /^unknown command: target \[43 characters/],
+  ];
+  for (const [args, expected] of cases) {
+    const res = await runOps(ctx.db.url, args);
+    assert.is(res.code, 2, `${args.join(' ')}: ${res.stdout}`);
+    for (const secret of [token, appSecret, key, key.slice(15)]) assert.not.ok(res.stderr.includes(secret) || res.stdout.includes(secret), res.stderr);
+    assert.match(res.stderr, expected);
+  }
+  // An id is still shown: it helps, and it is no secret.
+  const unknown = await runOps(ctx.db.url, ['target', 'create', '--org', org, '--dataset', 'ds-3001', '--token', token]);
+  assert.match(unknown.stderr, /got ds-3001$/m);
+});
+
 test('leads import --file: a relative path is read from the directory the operator runs npm in, not the project folder npm runs the command in', async (ctx) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ops-cwd-'));
   try {

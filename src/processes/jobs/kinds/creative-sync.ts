@@ -14,9 +14,13 @@ const MAX_ADS = 5000;
 const PARALLEL = 8;
 const APPEND_EVERY = 200;
 
-/** The catalog must have seen the spend sync that queued this job before its worklist is read. */
+/**
+ * The catalog must have seen the spend sync that queued this job before its worklist is read; a retry waits for
+ * the creatives its earlier attempt kept too, so that it reads only the ads still left.
+ */
 async function waitForCatalog(ctx: JobContext): Promise<void> {
-  const after = typeof ctx.params.after === 'string' ? positionFromJson(ctx.params.after) : await ctx.services.store.headPosition();
+  const queuedAfter = typeof ctx.params.after === 'string' && ctx.attempt === 1 ? positionFromJson(ctx.params.after) : null;
+  const after = queuedAfter ?? await ctx.services.store.headPosition();
   if (!(await ctx.services.waiter.waitFor(['ad_catalog'], after, 30_000))) throw new JobError('the ad catalog is behind the spend data; trying later');
 }
 
@@ -25,17 +29,22 @@ interface Outcome {
   /** Ads the platform would not describe, and the first reason it gave. */
   missing: string[];
   reason: string;
+  /** The platform's failure for now (a rate limit, an outage) that stopped the reading, if one did. */
+  failure: string | null;
 }
 
 async function fetchAll(ctx: JobContext, cfg: PlatformConfig, account: string, token: string, ads: string[]): Promise<Outcome> {
-  const out: Outcome = { events: [], missing: [], reason: '' };
+  const out: Outcome = { events: [], missing: [], reason: '', failure: null };
   let next = 0;
   const worker = async () => {
-    while (next < ads.length) {
+    while (next < ads.length && out.failure === null) {
       throwIfAborted(ctx.signal);
       const adId = ads[next++];
       const answer = await fetchAdCreative(cfg, adId, token);
-      if (answer.kind === 'transient') throw new JobError(`the platform failed on ad ${adId}: ${answer.message}`);
+      if (answer.kind === 'transient') {
+        out.failure ??= `the platform failed on ad ${adId}: ${answer.message}`;
+        return;
+      }
       if (answer.kind === 'permanent') {
         out.missing.push(adId);
         out.reason ||= answer.message.split(/(?<=\.)\s/)[0].slice(0, 160); // its first sentence
@@ -54,10 +63,13 @@ export const creativeSyncJob: JobHandler = async (ctx) => {
   await waitForCatalog(ctx);
   const staleBefore = new Date(services.now().getTime() - REFRESH_MS);
   const ads = await adsNeedingCreatives(services.pool, organizationId, account, staleBefore, MAX_ADS);
-  const { events, missing, reason } = await fetchAll(ctx, platformConfigFrom(services.config), account, connected.token, ads);
+  const { events, missing, reason, failure } = await fetchAll(ctx, platformConfigFrom(services.config), account, connected.token, ads);
+  // Each creative read is kept, also when the platform stopped the reading: the retry reads only the ads left, so a
+  // large account that the platform rate-limits halfway gets through in a few attempts instead of never.
   for (let i = 0; i < events.length; i += APPEND_EVERY) {
     await services.store.append(adCreativeStream(organizationId, account), events.slice(i, i + APPEND_EVERY), 'any', ctx.metadata);
   }
+  if (failure) throw new JobError(`${failure}; the ${events.length} creatives read before are kept, ${ads.length - events.length - missing.length} ads are left for the retry`);
   const groups = new Set(events.map((e) => creativeGroupOf(e.data))).size;
   const skipped = missing.length ? `; ${missing.length} without a creative (${reason}): ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}` : '';
   return { summary: `${events.length} of ${ads.length} ads' creatives read (${groups} creative groups)${skipped}` };

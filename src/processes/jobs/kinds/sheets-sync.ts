@@ -13,6 +13,8 @@ import { columnIndex, rowInput } from './sheet-rows.ts';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 const LISTED = 50;
+/** Rows failed unexpectedly after which the sync stops at once: so many are the store's outage, not a row's fault. */
+const MAX_FAILED = 10;
 
 interface Tally {
   rows: number;
@@ -20,6 +22,8 @@ interface Tally {
   deliveries: number;
   duplicates: number;
   invalid: string[];
+  /** Rows whose recording failed unexpectedly (the database, a bug): the job fails after the other rows, to record them again. */
+  failed: string[];
 }
 
 async function loadSource(ctx: JobContext, sourceId: string): Promise<{ created: SourceCreatedData; paused: boolean }> {
@@ -113,7 +117,11 @@ async function recordRow(ctx: JobContext, cells: string[], line: number, index: 
       tally.deliveries += accepted.deliveriesCreated;
     } else tally.duplicates += 1;
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof ApiError)) {
+      ctx.log.error('sheets_sync: recording a row failed', { error, row: line });
+      tally.failed.push(`row ${line}`);
+      return;
+    }
     if (error.code === 'source_paused') throw error;
     const field = (error.details?.fields as { field: string; message: string }[] | undefined)?.[0];
     tally.invalid.push(`row ${line}: ${field ? `${field.field}: ${field.message}` : (error.hint ?? error.code)}`);
@@ -136,16 +144,21 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
   const header = rows.shift();
   if (!header) return { summary: '0 rows: the sheet is empty' };
   const index = columnIndex(header.cells, created.columns);
-  const tally: Tally = { rows: rows.length, created: 0, deliveries: 0, duplicates: 0, invalid: [] };
+  const tally: Tally = { rows: rows.length, created: 0, deliveries: 0, duplicates: 0, invalid: [], failed: [] };
   try {
     for (const [i, row] of rows.entries()) {
       throwIfAborted(ctx.signal);
       await recordRow(ctx, row.cells, row.number, index, sourceId, tally);
       ctx.progress(i + 1, `${i + 1} of ${rows.length} rows`);
+      if (tally.failed.length >= MAX_FAILED) throw new JobError(`${failedSaid(tally)}; stopped after row ${row.number}, the rows before are in`);
     }
   } catch (error) {
     if (error instanceof ApiError && error.code === 'source_paused') return { summary: `the source was paused during the sync; stopped. ${summaryOf(tally)}` };
     throw error;
   }
+  // The retry records them (the other rows are duplicates by then, so nothing is sent twice).
+  if (tally.failed.length) throw new JobError(`${failedSaid(tally)}, the others are in; ${summaryOf(tally)}`);
   return { summary: summaryOf(tally) };
 };
+
+const failedSaid = (t: Tally) => `${t.failed.length} rows could not be recorded (${t.failed.slice(0, LISTED).join(', ')}${t.failed.length > LISTED ? ', ...' : ''})`;
