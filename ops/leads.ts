@@ -7,6 +7,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { countryCode, importCounts, receiveLead } from '../commands/lead/intake.ts';
 import { inLanes, laneKeys } from '../commands/lead/lanes.ts';
+import { organizationSettings } from '../commands/contact/writes.ts';
 import { LeadExportError, type PlatformLead } from '../src/platform/leads.ts';
 import { readLeadExport } from '../src/platform/lead-export-stream.ts';
 import { CliError, existingOrganization, required, type CommandGroup, type CliContext } from './context.ts';
@@ -28,9 +29,9 @@ const cannotRead = (name: string, error: unknown) =>
   new CliError(`cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
 
 /** The export's leads, read from the start again; errors as the CLI's one line. */
-async function* leadsOf(file: fs.FileHandle, name: string, onBytes?: (bytes: number) => void): AsyncGenerator<PlatformLead> {
+async function* leadsOf(file: fs.FileHandle, name: string, timezone: string, onBytes?: (bytes: number) => void): AsyncGenerator<PlatformLead> {
   try {
-    yield* readLeadExport({ file, name, onBytes });
+    yield* readLeadExport({ file, name, timezone, onBytes });
   } catch (error) {
     if (error instanceof LeadExportError) throw new CliError(`${name}: ${error.message}`);
     if ((error as NodeJS.ErrnoException).code) throw cannotRead(name, error);
@@ -39,11 +40,11 @@ async function* leadsOf(file: fs.FileHandle, name: string, onBytes?: (bytes: num
 }
 
 /** First reading: every lead checked, none kept; the number of leads. */
-async function checkAll(ctx: CliContext, file: fs.FileHandle, name: string): Promise<number> {
+async function checkAll(ctx: CliContext, file: fs.FileHandle, name: string, timezone: string): Promise<number> {
   const bar = progress(ctx, 'checking {bar} {percentage}%', (await file.stat()).size);
   let count = 0;
   try {
-    for await (const _lead of leadsOf(file, name, (bytes) => bar.update(bytes))) count++;
+    for await (const _lead of leadsOf(file, name, timezone, (bytes) => bar.update(bytes))) count++;
   } finally {
     bar.stop();
   }
@@ -66,9 +67,11 @@ export const leadCommands: CommandGroup = {
       const file = await fs.open(path.resolve(ctx.callerDir, name), 'r').catch((error) => { throw cannotRead(name, error); });
       try {
         const checked = await file.stat();
-        const total = await checkAll(ctx, file, name);
+        // A created_time written without a zone is a time in the organisation's zone (as GET /leads reads one).
+        const timezone = (await organizationSettings(ctx.services.store, organizationId))?.timezone ?? 'UTC';
+        const total = await checkAll(ctx, file, name, timezone);
         await sameFile(file, name, checked);
-        const { created, completed } = await importAll(ctx, { organizationId, file, name, total });
+        const { created, completed } = await importAll(ctx, { organizationId, file, name, timezone, total });
         await ctx.settle();
         const known = total - created - completed;
         ctx.print(`${total} leads read: ${importCounts({ created, completed, known })}`);
@@ -87,8 +90,8 @@ const IMPORT_WIDTH = 4;
  * Second reading: the leads imported, one person's in file order (lanes.ts); how many were new, and how many were
  * known without their data (the webhook's, pending or failed) and completed from the file.
  */
-async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; total: number }): Promise<{ created: number; completed: number }> {
-  const { organizationId, file, name, total } = input;
+async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; timezone: string; total: number }): Promise<{ created: number; completed: number }> {
+  const { organizationId, file, name, timezone, total } = input;
   const bar = progress(ctx, 'leads {bar} {value}/{total} ({percentage}%)', total);
   const metadata = { organizationId, actor: 'operator' };
   let done = 0;
@@ -97,7 +100,7 @@ async function importAll(ctx: CliContext, input: { organizationId: string; file:
   // Read once for every lead (the organisation was checked before the file was read).
   const cc = await countryCode(ctx.services, organizationId);
   try {
-    await inLanes(leadsOf(file, name), IMPORT_WIDTH, (lead) => laneKeys(lead, cc), async (lead) => {
+    await inLanes(leadsOf(file, name, timezone), IMPORT_WIDTH, (lead) => laneKeys(lead, cc), async (lead) => {
       const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode: cc }, metadata);
       if (received.created) created++;
       if (received.completed) completed++;

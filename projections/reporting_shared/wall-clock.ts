@@ -38,6 +38,7 @@ export function offsetAt(timezone: string, ms: number): number {
  */
 export function instantOfWallClock(timezone: string, wall: string): Date {
   const asUtc = Date.parse(`${wall}Z`);
+  if (Number.isNaN(asUtc)) return new Date(NaN);
   const before = offsetAt(timezone, asUtc - DAY_MS);
   const after = offsetAt(timezone, asUtc + DAY_MS);
   const fits = [asUtc - before, asUtc - after].filter((t) => offsetAt(timezone, t) === asUtc - t);

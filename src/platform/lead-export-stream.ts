@@ -13,6 +13,8 @@ export interface ExportSource {
   name: string;
   /** Told the bytes read so far, after each piece. */
   onBytes?: (bytes: number) => void;
+  /** The organisation's zone, for a created_time written without one (default UTC). */
+  timezone?: string;
 }
 
 const CHUNK_BYTES = 1 << 16;
@@ -63,24 +65,25 @@ export async function* readLeadExport(source: ExportSource): AsyncGenerator<Plat
       throw new LeadExportError(EMPTY_EXPORT, null);
     }
     const csv = path.extname(source.name).toLowerCase() === '.csv' || !/^\s*[[{]/.test(head);
-    yield* csv ? csvLeads(head, texts) : jsonLeads(withHead(head, texts));
+    const timezone = source.timezone ?? 'UTC';
+    yield* csv ? csvLeads(head, texts, timezone) : jsonLeads(withHead(head, texts), timezone);
   } finally {
     await texts.return(undefined);
   }
 }
 
-async function* jsonLeads(texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
+async function* jsonLeads(texts: AsyncGenerator<string>, timezone: string): AsyncGenerator<PlatformLead> {
   const reader = new JsonItemReader();
   const items: JsonItem[] = [];
   for await (const text of texts) {
     reader.push(text, items);
-    for (const { item, row } of items) yield leadFromJsonItem(item, row);
+    for (const { item, row } of items) yield leadFromJsonItem(item, row, timezone);
     items.length = 0;
   }
   reader.end();
 }
 
-async function* csvLeads(start: string, texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
+async function* csvLeads(start: string, texts: AsyncGenerator<string>, timezone: string): AsyncGenerator<PlatformLead> {
   // The separator is the header line's: read up to its end first.
   const head = await gatherHead(start, texts, (text) => text.includes('\n'));
   const parser = parse({ ...csvOptions(delimiterOf(head)), max_record_size: MAX_ITEM_CHARS });
@@ -88,7 +91,7 @@ async function* csvLeads(start: string, texts: AsyncGenerator<string>): AsyncGen
   const records = pipeline(Readable.from(withHead(head, texts)), parser, () => {});
   let row = 1;
   try {
-    for await (const record of records) yield leadFromCsvRecord(record as Record<string, string>, ++row);
+    for await (const record of records) yield leadFromCsvRecord(record as Record<string, string>, ++row, timezone);
     if (row === 1) checkHeaderOnly(head);
   } catch (error) {
     if (error instanceof CsvError) throw new LeadExportError(`cannot read the CSV: ${error.message}`, null);
