@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { importLead } from './support.ts';
+import { listStatuses } from '../../src/projections/checkpoints.ts';
 
 const test = suite<{ server: TestServer }>('Leads: a list day and a report day hold the same leads, the local day of the zone');
 test.before(async (ctx) => { ctx.server = await startTestServer({ JOB_CONCURRENCY: '0' }); });
@@ -73,6 +74,23 @@ test('a wall-clock bound a DST change skips reads as the offset before it; one i
   assert.equal(await submitted('from=2026-03-29T02:30:00&to=2026-03-29T23:00:00'), ['2026-03-29T01:30:00.000Z']);
   // 02:30 on 25 October comes twice: the first (summer time, 00:30Z) ends the range.
   assert.equal(await submitted('from=2026-10-25T00:00:00&to=2026-10-25T02:30:00'), ['2026-10-25T00:30:00.000Z']);
+});
+
+test('a lead submitted before the year 1000 is listed and counted on no report day; the reporting projector keeps running', async (ctx) => {
+  // Intl wrote its local day "99-06-01", which PostgreSQL refused: reporting_leads stopped for every organisation.
+  const org = await ctx.server.newOrganization({ timezone: 'America/New_York' });
+  for (const created of ['0099-06-01T10:00:00+0000', '0001-01-01T01:00:00+0000']) {
+    n += 1;
+    await importLead(ctx.server, org, { id: `tz${n}`, created, email: `tz${n}@example.com` });
+  }
+  const failed = (await listStatuses(ctx.server.services.pool)).filter((p) => p.status !== 'running');
+  assert.equal(failed.map((p) => `${p.name}: ${p.error}`), []);
+  const listed = await ctx.server.request('GET', '/leads?from=0001-01-01T00:00:00Z&to=0099-12-31', { key: org.key });
+  assert.equal(listed.body.data.map((l: { created_at: string }) => l.created_at).sort(), ['0001-01-01T01:00:00.000Z', '0099-06-01T10:00:00.000Z']);
+  n += 1;
+  await importLead(ctx.server, org, { id: `tz${n}`, created: '2026-06-01T12:00:00+0000', email: `tz${n}@example.com` });
+  const report = await ctx.server.request('GET', '/campaigns/report?from=2026-06-01&to=2026-06-01', { key: org.key });
+  assert.is(report.body.organic.leads, 1);
 });
 
 test.run();
