@@ -8,6 +8,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { countryCode, importCounts, receiveLead } from '../commands/lead/intake.ts';
 import { inLanes, laneKeys } from '../commands/lead/lanes.ts';
+import { organizationSettings } from '../commands/contact/writes.ts';
 import { LeadExportError, type PlatformLead } from '../src/platform/leads.ts';
 import { readLeadExport, type BadRow } from '../src/platform/lead-export-stream.ts';
 import { ApiError } from '../commands/shared/errors.ts';
@@ -31,9 +32,9 @@ const cannotRead = (name: string, error: unknown) =>
   new CliError(`cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
 
 /** The export's leads, read from the start again; errors as the CLI's one line. */
-async function* leadsOf(file: fs.FileHandle, name: string, onBadRow: (bad: BadRow) => void, onBytes?: (bytes: number) => void): AsyncGenerator<PlatformLead> {
+async function* leadsOf(file: fs.FileHandle, name: string, timezone: string, onBadRow: (bad: BadRow) => void, onBytes?: (bytes: number) => void): AsyncGenerator<PlatformLead> {
   try {
-    yield* readLeadExport({ file, name, onBytes, onBadRow });
+    yield* readLeadExport({ file, name, timezone, onBytes, onBadRow });
   } catch (error) {
     if (error instanceof LeadExportError) throw new CliError(`${name}: ${error.message}`);
     if ((error as NodeJS.ErrnoException).code) throw cannotRead(name, error);
@@ -42,12 +43,12 @@ async function* leadsOf(file: fs.FileHandle, name: string, onBadRow: (bad: BadRo
 }
 
 /** First reading: every lead checked, none kept; the number of good leads, and the bad rows. */
-async function checkAll(ctx: CliContext, file: fs.FileHandle, name: string): Promise<{ good: number; bad: BadRow[] }> {
+async function checkAll(ctx: CliContext, file: fs.FileHandle, name: string, timezone: string): Promise<{ good: number; bad: BadRow[] }> {
   const bar = progress(ctx, 'checking {bar} {percentage}%', (await file.stat()).size);
   const bad: BadRow[] = [];
   let good = 0;
   try {
-    for await (const _lead of leadsOf(file, name, (row) => bad.push(row), (bytes) => bar.update(bytes))) good++;
+    for await (const _lead of leadsOf(file, name, timezone, (row) => bad.push(row), (bytes) => bar.update(bytes))) good++;
   } finally {
     bar.stop();
   }
@@ -86,11 +87,13 @@ export const leadCommands: CommandGroup = {
       try {
         const checked = await file.stat();
         const skip = ctx.options['skip-invalid'] === 'true';
-        const { good, bad } = await checkAll(ctx, file, name);
+        // A created_time written without a zone is a time in the organisation's zone (as GET /leads reads one).
+        const timezone = (await organizationSettings(ctx.services.store, organizationId))?.timezone ?? 'UTC';
+        const { good, bad } = await checkAll(ctx, file, name, timezone);
         const refused = refusal(name, good, bad, skip);
         if (refused) throw refused;
         await sameFile(file, name, checked);
-        const { created, completed } = await importAll(ctx, { organizationId, file, name, total: good });
+        const { created, completed } = await importAll(ctx, { organizationId, file, name, timezone, total: good });
         await ctx.settle();
         const known = good - created - completed;
         const left = bad.length ? `; ${bad.length} left out: ${rowsSaid(bad)}` : '';
@@ -120,8 +123,8 @@ const IMPORT_WIDTH = 4;
  * Second reading: the leads imported, one person's in file order (lanes.ts); how many were new, and how many were
  * known without their data (the webhook's, pending or failed) and completed from the file.
  */
-async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; total: number }): Promise<{ created: number; completed: number }> {
-  const { organizationId, file, name, total } = input;
+async function importAll(ctx: CliContext, input: { organizationId: string; file: fs.FileHandle; name: string; timezone: string; total: number }): Promise<{ created: number; completed: number }> {
+  const { organizationId, file, name, timezone, total } = input;
   const bar = progress(ctx, 'leads {bar} {value}/{total} ({percentage}%)', total);
   const metadata = { organizationId, actor: 'operator' };
   let done = 0;
@@ -132,7 +135,7 @@ async function importAll(ctx: CliContext, input: { organizationId: string; file:
   const cc = await countryCode(ctx.services, organizationId);
   try {
     // The bad rows were counted by the first reading; this one passes over them.
-    await inLanes(leadsOf(file, name, () => {}), IMPORT_WIDTH, (lead) => laneKeys(lead, cc), async (lead) => {
+    await inLanes(leadsOf(file, name, timezone, () => {}), IMPORT_WIDTH, (lead) => laneKeys(lead, cc), async (lead) => {
       const received = await receiveLead(ctx.services, { organizationId, lead, via: 'import', phoneCountryCode: cc }, metadata)
         .catch((error: unknown) => { stoppedAt ??= lead.platformLeadId; throw error; });
       if (received.created) created++;

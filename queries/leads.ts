@@ -4,6 +4,8 @@
 import type { Queryable } from '../src/db/pool.ts';
 import type { Page } from '../src/http/pagination.ts';
 import { jsonPage, type JsonPage } from './jsonPage.ts';
+import { addDays } from '../projections/reporting_shared/days.ts';
+import { instantOfWallClock, startOfDay } from '../projections/reporting_shared/wall-clock.ts';
 
 /**
  * The SQL of one lead's JSON text. Answers are personal data behind their own scope: absent (not empty)
@@ -21,7 +23,6 @@ export async function getLeadJson(db: Queryable, organizationId: string, leadId:
   return rows[0]?.json ?? null;
 }
 
-/** A bound of the submission time: a day in the organisation's zone, or an exact instant. */
 /** A day or a wall-clock time (`local`) in the organisation's zone, or an instant. */
 export type TimeBound = { day: string } | { local: string } | { instant: string };
 
@@ -50,18 +51,10 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
     params.push(filters[name]);
     where.push(`${column} = $${params.length}`);
   }
-  const zone = () => {
-    params.push(timezone);
-    return params.length;
-  };
   function boundSql(bound: TimeBound, side: 'from' | 'to'): string {
-    if ('instant' in bound) {
-      params.push(bound.instant);
-      return `$${params.length}::timestamptz`;
-    }
-    // A day bound "to" ends where the next day starts in the zone.
-    const local = 'day' in bound ? `($${params.push(bound.day)}::date${side === 'to' ? ' + 1' : ''})::timestamp` : `$${params.push(bound.local)}::timestamp`;
-    return `${local} AT TIME ZONE $${zone()}`;
+    // As Unix milliseconds: a day's start in the year 0001 east of UTC is an instant of the year 0000 (1 BC).
+    params.push(boundInstant(bound, side, timezone).getTime());
+    return `to_timestamp($${params.length}::float8 / 1000)`;
   }
   // A window alone (both bounds, no other filter) walks its submission buckets (projections/contacts/0007),
   // each in list order, merged: one plan whatever the window, so the statement stays prepared. Any other
@@ -80,6 +73,17 @@ export async function listLeads(db: Queryable, organizationId: string, timezone:
   const parts = buckets?.map((bucket) => `submitted_bucket = (SELECT $${params.push(bucket)}::integer)`);
   const prepared = (!filters.from && !filters.to) || parts !== undefined;
   return jsonPage(db, { from: 'leads', item: leadItem(withAnswers), where, params, prepared, parts }, page);
+}
+
+/**
+ * The instant a bound stands for: a day "from" starts with its first instant in the zone, a day "to" ends
+ * where the next day starts; a wall-clock time is read in the zone. The zone data is the reports' own
+ * (wall-clock.ts), so a day of the list holds exactly the leads the reports count on that day.
+ */
+function boundInstant(bound: TimeBound, side: 'from' | 'to', timezone: string): Date {
+  if ('instant' in bound) return new Date(bound.instant);
+  if ('local' in bound) return instantOfWallClock(timezone, bound.local);
+  return startOfDay(timezone, side === 'to' ? addDays(bound.day, 1) : bound.day);
 }
 
 /** Length of a submission bucket (leads.submitted_bucket): 30 days, counted from the Unix epoch. */

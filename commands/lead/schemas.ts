@@ -39,8 +39,8 @@ export const LeadFilterShape = {
   ad: z.string().min(1).max(100).optional(),
   contact: z.string().min(1).max(100).optional(),
   stage: StageSchema.optional(),
-  from: bound.optional().describe('Submitted on or after: YYYY-MM-DD in the organisation\'s time zone, or ISO 8601 (without an offset: in the organisation\'s time zone)'),
-  to: bound.optional().describe('Submitted on or before: YYYY-MM-DD (the whole day) or ISO 8601'),
+  from: bound.optional().describe('Submitted on or after: YYYY-MM-DD in the organisation\'s time zone (from the day\'s first instant, as the reports count days), or ISO 8601 (without an offset: in the organisation\'s time zone; a time a DST change skips is read with the offset before it, one it repeats as its first occurrence)'),
+  to: bound.optional().describe('Submitted on or before: YYYY-MM-DD (the whole day in the organisation\'s time zone, 23 or 25 hours on a DST change) or ISO 8601 (without an offset: in the organisation\'s time zone)'),
 };
 
 export const LeadParams = z.object({ id: z.string().min(1).max(100) }).strict();

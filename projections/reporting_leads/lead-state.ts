@@ -53,7 +53,7 @@ export const emptyLead = (organizationId: string, leadId: string): ReportLead =>
 });
 
 /** LeadReceived and LeadFetched: where and when the lead came from (the stage is left as it is). */
-export function withSource(lead: ReportLead, ad: AdSource | null, day: string): ReportLead {
+export function withSource(lead: ReportLead, ad: AdSource | null, day: string | null): ReportLead {
   return {
     ...lead, day, organic: ad === null,
     campaignId: ad?.campaign_id ?? '', adsetId: ad?.adset_id ?? '', adId: ad?.ad_id ?? '',

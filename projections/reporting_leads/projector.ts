@@ -16,6 +16,9 @@ import { LeadReplay } from './replay.ts';
 const HANDLES = ['OrganizationCreated', 'LeadReceived', 'LeadFetched', 'ContactLeadLinked', 'ContactStageChanged'] as const;
 type Handled = (typeof HANDLES)[number];
 
+/** Leads submitted from this instant on are counted on their local day (see Batch.localDay). */
+const FIRST_COUNTED_INSTANT = Date.parse('1900-01-01T00:00:00Z');
+
 type OrganizationCreated = Extract<OrganizationEvent, { type: 'OrganizationCreated' }>['data'];
 
 /** The data keys applyBatch() reads, per type (a rebuild reads only these); it reads no metadata. */
@@ -62,7 +65,11 @@ class Batch {
     for (const [k, v] of loaded) this.before.set(k, v);
   }
 
-  private localDay(organizationId: string, iso: string): string {
+  private localDay(organizationId: string, iso: string): string | null {
+    // A lead submitted before 1900 counts on no report day: no report reaches back so far (they start in 1970,
+    // less a year of previous period), and Intl writes a year before 1000 without its leading zeros ("99-06-01"),
+    // which PostgreSQL refused as a date, stopping this projector for every organisation.
+    if (!(Date.parse(iso) >= FIRST_COUNTED_INSTANT)) return null;
     let fn = this.dayFns.get(organizationId);
     if (!fn) {
       // A lead of an organisation the store never created is counted on its UTC day.

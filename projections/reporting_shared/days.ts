@@ -28,20 +28,23 @@ export function spanDays(from: string, to: string): number {
 
 /**
  * Local day of instants in one time zone. Every current zone offset is a multiple of 15 minutes, so a
- * 15-minute UTC slot never straddles a local midnight: one Intl call per slot, then a map lookup.
+ * 15-minute UTC slot rarely straddles a local midnight: the day of a slot whose first and last instants
+ * share it is kept, then a map lookup. Older offsets were not all so (Kiritimati -10:40 until 1979,
+ * Monrovia -0:44:30 until 1972): in a slot holding a local midnight each instant is read by itself.
  */
 export function localDays(timezone: string): (iso: string) => string {
   const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-  const slots = new Map<number, string>();
+  const slots = new Map<number, string | null>();
   return (iso) => {
     const ms = Date.parse(iso);
     const slot = Math.floor(ms / 900_000);
     let day = slots.get(slot);
     if (day === undefined) {
-      day = format.format(new Date(slot * 900_000));
+      const first = format.format(new Date(slot * 900_000));
+      day = first === format.format(new Date(slot * 900_000 + 899_999)) ? first : null;
       slots.set(slot, day);
     }
-    return day;
+    return day ?? format.format(new Date(ms));
   };
 }
 

@@ -13,6 +13,8 @@ export interface ExportSource {
   name: string;
   /** Told the bytes read so far, after each piece. */
   onBytes?: (bytes: number) => void;
+  /** The organisation's zone, for a created_time written without one (default UTC). */
+  timezone?: string;
   /**
    * Told each lead that cannot be taken (a lead without an id or a form, a time that is no time), which is then left
    * out; without it the first such lead ends the reading. A file that is not an export at all always ends it.
@@ -94,12 +96,13 @@ export async function* readLeadExport(source: ExportSource): AsyncGenerator<Plat
 }
 
 async function* jsonLeads(source: ExportSource, texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
+  const timezone = source.timezone ?? 'UTC';
   const reader = new JsonItemReader();
   const items: JsonItem[] = [];
   for await (const text of texts) {
     reader.push(text, items);
     for (const { item, row } of items) {
-      const lead = leadOrBadRow(source, row, (item as { id?: unknown } | null)?.id, () => leadFromJsonItem(item, row));
+      const lead = leadOrBadRow(source, row, (item as { id?: unknown } | null)?.id, () => leadFromJsonItem(item, row, timezone));
       if (lead) yield lead;
     }
     items.length = 0;
@@ -108,6 +111,7 @@ async function* jsonLeads(source: ExportSource, texts: AsyncGenerator<string>): 
 }
 
 async function* csvLeads(source: ExportSource, start: string, texts: AsyncGenerator<string>): AsyncGenerator<PlatformLead> {
+  const timezone = source.timezone ?? 'UTC';
   // The separator is the header line's: read up to its end first.
   const head = await gatherHead(start, texts, (text) => text.includes('\n'));
   const parser = parse({ ...csvOptions(delimiterOf(head)), max_record_size: MAX_ITEM_CHARS });
@@ -117,7 +121,7 @@ async function* csvLeads(source: ExportSource, start: string, texts: AsyncGenera
   try {
     for await (const record of records) {
       const r = record as Record<string, string>;
-      const lead = leadOrBadRow(source, ++row, r.id, () => leadFromCsvRecord(r, row));
+      const lead = leadOrBadRow(source, ++row, r.id, () => leadFromCsvRecord(r, row, timezone));
       if (lead) yield lead;
     }
     if (row === 1) checkHeaderOnly(head);

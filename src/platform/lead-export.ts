@@ -5,6 +5,7 @@ import { parse } from 'csv-parse/sync';
 import type { AdSource, LeadAnswer } from '../../commands/lead/lead.ts';
 import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 import { storableStrings } from '../../commands/shared/text.ts';
+import { instantOfWallClock } from '../../projections/reporting_shared/wall-clock.ts';
 
 export type { AdSource, LeadAnswer };
 
@@ -59,9 +60,18 @@ export function placementPlatform(raw: string | undefined): string {
   return key === '' ? 'facebook' : (PLATFORMS[key] ?? key);
 }
 
-/** The platform writes 2024-03-05T10:20:30+0000; exports may add a zone like +01:00. */
-function isoTime(raw: string, row: number | null): string {
-  const date = new Date(raw.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+/** An ISO 8601 day or date-time written without a zone (a space may stand for the T). */
+const WALL_CLOCK = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?$/;
+
+/**
+ * The platform writes 2024-03-05T10:20:30+0000; exports may add a zone like +01:00. A time without a zone (a
+ * sheet edited by hand) is a wall-clock time in the organisation's zone, as GET /leads reads one: JavaScript
+ * would read it in the zone of whichever machine runs the import.
+ */
+function isoTime(raw: string, row: number | null, timezone: string): string {
+  const text = raw.trim();
+  const wall = WALL_CLOCK.exec(text);
+  const date = wall ? instantOfWallClock(timezone, `${wall[1]}T${wall[2] ?? '00:00:00'}`) : new Date(text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   if (Number.isNaN(date.getTime())) throw new LeadExportError(`created_time "${raw}" is not a date-time`, row);
   // A year 0000 time would be a lead event no projector can store (it would stop for every organisation).
   if (!isWithinTimeSpan(date.toISOString())) throw new LeadExportError(`created_time "${raw}" is not ${TIME_SPAN_MESSAGE}`, row);
@@ -119,14 +129,14 @@ function adOf(g: GraphLeadObject, platform: string, row: number | null): AdSourc
   };
 }
 
-function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | null, row: number | null): PlatformLead {
+function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | null, row: number | null, timezone = 'UTC'): PlatformLead {
   const id = idText(g, 'id', row);
   if (id === '') throw new LeadExportError('lead without an id', row);
   if (typeof g.created_time !== 'string') throw new LeadExportError(`lead ${id} without created_time`, row);
   const platform = placementPlatform(text(g.platform));
   return {
     platformLeadId: id,
-    createdTime: isoTime(g.created_time, row),
+    createdTime: isoTime(g.created_time, row, timezone),
     formId: idText(g, 'form_id', row),
     formName,
     pageId: g.page_id === undefined || g.page_id === null ? null : idText(g, 'page_id', row),
@@ -193,8 +203,11 @@ function exportedLead(lead: PlatformLead, row: number): PlatformLead {
   return storableStrings(lead);
 }
 
-/** One record of the Ads Manager CSV (keyed by its header) as a lead; `row` is its line, the header being 1. */
-export function leadFromCsvRecord(r: Record<string, string>, row: number): PlatformLead {
+/**
+ * One record of the Ads Manager CSV (keyed by its header) as a lead; `row` is its line, the header being 1;
+ * `timezone` the organisation's, for a created_time written without a zone.
+ */
+export function leadFromCsvRecord(r: Record<string, string>, row: number, timezone: string): PlatformLead {
   const answers = Object.keys(r)
     .filter((h) => !CSV_META.has(h) && (r[h] ?? '') !== '')
     .map((h) => {
@@ -212,13 +225,13 @@ export function leadFromCsvRecord(r: Record<string, string>, row: number): Platf
     page_id: unprefix(r.page_id) || undefined,
     is_organic: (r.is_organic ?? '').toLowerCase(),
   };
-  return exportedLead(mapLead(g, answers, r.form_name || null, row), row);
+  return exportedLead(mapLead(g, answers, r.form_name || null, row, timezone), row);
 }
 
-function parseCsv(text: string): PlatformLead[] {
+function parseCsv(text: string, timezone: string): PlatformLead[] {
   const rows = parse(text, csvOptions(delimiterOf(text))) as Array<Record<string, string>>;
   if (rows.length === 0) checkHeaderOnly(text);
-  return rows.map((r, i) => leadFromCsvRecord(r, i + 2));
+  return rows.map((r, i) => leadFromCsvRecord(r, i + 2, timezone));
 }
 
 /**
@@ -240,13 +253,13 @@ export const EMPTY_EXPORT = 'the file is empty (no header, no leads)';
 export const NOT_A_LEAD_LIST = 'expected a JSON array of lead objects';
 
 /** One item of the JSON export's array as a lead; `row` is its place in the array, from 1. */
-export function leadFromJsonItem(item: unknown, row: number): PlatformLead {
+export function leadFromJsonItem(item: unknown, row: number, timezone: string): PlatformLead {
   if (item === null || typeof item !== 'object') throw new LeadExportError('not a lead object', row);
   const g = item as GraphLeadObject;
-  return exportedLead(mapLead(g, answersOf(g.field_data, {}, row), formNameOf(g), row), row);
+  return exportedLead(mapLead(g, answersOf(g.field_data, {}, row), formNameOf(g), row, timezone), row);
 }
 
-function parseJson(text: string): PlatformLead[] {
+function parseJson(text: string, timezone: string): PlatformLead[] {
   let data: unknown;
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -255,15 +268,15 @@ function parseJson(text: string): PlatformLead[] {
   }
   const list = Array.isArray(data) ? data : (data as { data?: unknown } | null)?.data;
   if (!Array.isArray(list)) throw new LeadExportError(NOT_A_LEAD_LIST, null);
-  return list.map((item, i) => leadFromJsonItem(item, i + 1));
+  return list.map((item, i) => leadFromJsonItem(item, i + 1, timezone));
 }
 
 /** The platform's lead export, JSON (Graph lead objects plus form_name) or the Ads Manager CSV, as leads.
  *  Throws LeadExportError naming the row for a file it cannot read. */
-export function parseLeadExport(text: string, format: 'json' | 'csv'): PlatformLead[] {
+export function parseLeadExport(text: string, format: 'json' | 'csv', timezone = 'UTC'): PlatformLead[] {
   if (text.trim() === '') throw new LeadExportError(EMPTY_EXPORT, null);
-  if (format === 'json') return parseJson(text);
-  if (format === 'csv') return parseCsv(text);
+  if (format === 'json') return parseJson(text, timezone);
+  if (format === 'csv') return parseCsv(text, timezone);
   const never: never = format;
   throw new LeadExportError(`unknown export format ${String(never)}`, null);
 }

@@ -81,6 +81,18 @@ test('a later import reads only since the last success, and known leads stay one
   assert.is((await leads(server, org)).length, 125);
 });
 
+test('--since is a day in the organisation\'s zone with its summer time: CET in July starts at 22:00Z', async ({ server, sandbox }) => {
+  // PostgreSQL's AT TIME ZONE, used before, read CET as the fixed abbreviation +01:00 (23:00Z), an hour off the
+  // day GET /leads and the reports count.
+  const org = await server.newOrganization({ timezone: 'CET' });
+  sandbox.seedForm({ id: 'f-cet', pageId: 'pg-502', name: 'CET form' });
+  await connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-502', token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
+  await importJobs(server, org, 1);
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'lead_import', scope: 'page:pg-502', trigger: 'operator', params: { since: '2026-07-01' } }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await importJobs(server, org, 2);
+  assert.match(job.summary, /^1 form, 0 leads since 2026-06-30T22:00:00.000Z: /);
+});
+
 test('a page connected to another organisation is not imported for this one', async ({ server, org }) => {
   const other = await server.newOrganization();
   await connectPage(server.services.store, { organizationId: other.organizationId, pageId: PAGE, token: 'page-token' }, server.services.secrets.encryptionKey, new Date());

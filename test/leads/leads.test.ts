@@ -273,6 +273,26 @@ test('ops leads import reads the JSON export and the Ads Manager CSV; importing 
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import: a created_time without a zone is a time in the organisation\'s zone, whatever the machine\'s zone', async ({ server }) => {
+  const org = await server.newOrganization({ timezone: 'Europe/Warsaw' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const json = path.join(dir, 'zoneless.json');
+  fs.writeFileSync(json, JSON.stringify([
+    { id: 'Z-1', created_time: '2026-07-01T00:30:00', form_id: 'form-z', form_name: 'Zone form', field_data: [{ name: 'email', values: ['z1@example.com'] }] },
+  ]));
+  const csv = path.join(dir, 'zoneless.csv');
+  // 03:30 on Warsaw's spring-forward night is summer time (+02:00); a day alone starts at its local midnight.
+  fs.writeFileSync(csv, 'id,created_time,form_id,form_name,email\nl:Z-2,2026-03-29 03:30:00,f:form-z,Zone form,z2@example.com\nl:Z-3,2026-03-30,f:form-z,Zone form,z3@example.com\n');
+  // The operator's machine in New York: JavaScript alone read such a time in the machine's zone.
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent', TZ: 'America/New_York' };
+  for (const file of [json, csv]) await run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, '--json'], { env });
+  await server.settle();
+  const leads = await server.request('GET', '/leads?form=' + formSourceId(org.organizationId, 'form-z'), { key: org.key });
+  const times = Object.fromEntries(leads.body.data.map((l: { platform_lead_id: string; created_at: string }) => [l.platform_lead_id, l.created_at]));
+  assert.equal(times, { 'Z-1': '2026-06-30T22:30:00.000Z', 'Z-2': '2026-03-29T01:30:00.000Z', 'Z-3': '2026-03-29T22:00:00.000Z' });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('ops leads import: the Ads Manager download (UTF-16, tabs, p: before the phone) gives the person an E.164 phone', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const file = path.join(dir, 'export.csv');

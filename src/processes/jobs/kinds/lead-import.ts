@@ -9,6 +9,7 @@ import { organizationSettings } from '../../../../commands/contact/writes.ts';
 import { inLanes, laneKeys } from '../../../../commands/lead/lanes.ts';
 import { pageStream, type PageConnected } from '../../../../commands/page/page.ts';
 import { scopeId } from '../../../../commands/job/kinds.ts';
+import { startOfDay } from '../../../../projections/reporting_shared/wall-clock.ts';
 import { ApiError } from '../../../../commands/shared/errors.ts';
 import { lastSuccessStart } from '../../../../queries/jobs.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
@@ -51,14 +52,11 @@ async function pageToken(ctx: JobContext, pageId: string): Promise<string> {
 }
 
 /** Where this run starts reading: the operator's day (from its start in the organisation's zone, as GET /leads
- * reads days), the retention window, or the last success. */
+ * and the reports read days), the retention window, or the last success. */
 async function startOf(ctx: JobContext, timezone: string): Promise<Date> {
   const now = ctx.services.now().getTime();
   const retention = new Date(now - ctx.services.config.jobs.leadsBackfillDays * DAY_MS);
-  if (isDay(ctx.params.since)) {
-    const { rows } = await ctx.services.pool.query<{ at: Date }>('SELECT $1::date::timestamp AT TIME ZONE $2 AS at', [ctx.params.since, timezone]);
-    return rows[0].at;
-  }
+  if (isDay(ctx.params.since)) return startOfDay(timezone, ctx.params.since);
   if (ctx.params.backfill === true) return retention;
   const last = await lastSuccessStart(ctx.services.pool, ctx.organizationId, 'lead_import', ctx.scope);
   return last ? new Date(Math.max(last.getTime() - OVERLAP_MS, retention.getTime())) : retention;
