@@ -53,11 +53,14 @@ export function addInto(a: Sums, b: Partial<Sums>): Sums {
 }
 
 /**
- * Half up at `places` decimals (half away from zero below 0). The shifted value is nudged by a relative 1e-12, far below
- * any digit shown: 1.005 * 100 is 100.49999999999999 in floating point, which Math.round alone takes down (20.15 / 2
- * leads showed 10.07 a lead, not 10.08). A multiplication, not a decimal string: this runs ~10 times per report row.
+ * Half up at `places` decimals (half away from zero below 0). The shifted value is nudged up by a few units in the last
+ * place (2^-50 relative, ~4 ulps): 1.005 * 100 is 100.49999999999999 in floating point, which Math.round alone takes
+ * down (20.15 / 2 leads showed 10.07 a lead, not 10.08). The nudge must stay that small: a relative 1e-12 added a whole
+ * cent from 5e9 up (a spend of 10,000,000,000 IDR showed 10000000000.01). A multiplication, not a decimal string: this
+ * runs ~10 times per report row.
  */
-export const roundTo = (x: number, places: number) => Math.round(x * 10 ** places * (1 + 1e-12)) / 10 ** places;
+const NUDGE = 1 + 2 ** -50;
+export const roundTo = (x: number, places: number) => Math.round(x * 10 ** places * NUDGE) / 10 ** places;
 const money = (x: number) => roundTo(x, 2);
 /** num / den unrounded; null when there is no divisor. */
 const per = (num: number, den: number): number | null => (den === 0 ? null : num / den);
