@@ -61,36 +61,55 @@ export function addInto(a: Sums, b: Partial<Sums>): Sums {
  */
 const NUDGE = 1 + 2 ** -50;
 export const roundTo = (x: number, places: number) => Math.round(x * 10 ** places * NUDGE) / 10 ** places;
-const money = (x: number) => roundTo(x, 2);
+const placesByCurrency = new Map<string, number>();
+
+/**
+ * The decimals money of a currency is shown with: its ISO 4217 minor unit, but never fewer than cents. A KWD or
+ * BHD amount has three (a sale of 12.345 KWD showed 12.35), CLF four; JPY keeps two, which hides nothing.
+ */
+export function moneyPlaces(currency: string): number {
+  let places = placesByCurrency.get(currency);
+  if (places === undefined) {
+    try {
+      places = Math.max(2, new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
+    } catch {
+      places = 2; // not a currency code Intl knows
+    }
+    placesByCurrency.set(currency, places);
+  }
+  return places;
+}
+
 /** num / den unrounded; null when there is no divisor. */
 const per = (num: number, den: number): number | null => (den === 0 ? null : num / den);
 /** num / den as shown, at `places` decimals. */
-const ratio = (num: number, den: number, places = 2): number | null => (den === 0 ? null : roundTo(num / den, places));
+const ratio = (num: number, den: number, places: number): number | null => (den === 0 ? null : roundTo(num / den, places));
 
-export function metricsOf(s: Sums): Metrics {
+/** `places`: the decimals of the row's currency (moneyPlaces) for its money and costs. */
+export function metricsOf(s: Sums, places: number): Metrics {
   return {
-    spend: money(s.spend),
+    spend: roundTo(s.spend, places),
     platform_leads: s.platform_leads,
     leads: s.leads,
     qualified: s.qualified,
     rejected: s.rejected,
     sales: s.sales,
-    revenue: money(s.revenue),
-    cost_per_lead: ratio(s.spend, s.leads),
-    cost_per_qualified: ratio(s.spend, s.qualified),
-    cost_per_sale: ratio(s.spend, s.sales),
+    revenue: roundTo(s.revenue, places),
+    cost_per_lead: ratio(s.spend, s.leads, places),
+    cost_per_qualified: ratio(s.spend, s.qualified, places),
+    cost_per_sale: ratio(s.spend, s.sales, places),
     revenue_per_spend: ratio(s.revenue, s.spend, 4),
   };
 }
 
-export function deliveryOf(s: Sums): Delivery {
+export function deliveryOf(s: Sums, places: number): Delivery {
   return {
     impressions: s.impressions,
     clicks: s.clicks,
     ctr: ratio(s.clicks, s.impressions, 6),
     frequency: ratio(s.impressions, s.reach, 3),
-    cpm: ratio(s.spend * 1000, s.impressions),
-    cpc: ratio(s.spend, s.clicks),
+    cpm: ratio(s.spend * 1000, s.impressions, places),
+    cpc: ratio(s.spend, s.clicks, places),
   };
 }
 
