@@ -108,6 +108,24 @@ test('a refused token fails the sync at once and records the error for the sync 
   assert.match(last.data.error, /Error validating access token/);
 });
 
+test('a day\'s spend beyond 10^10 fails the sync and is not stored; the reports keep answering', async ({ server, sandbox, org }) => {
+  // 10^13 in one cell overflowed its 64-bit millionths and stopped the reporting_ads projector for every organisation.
+  sandbox.seedInsights(ACCOUNT, [{
+    date: '2024-02-10', campaign_id: 'c8', campaign_name: 'Huge', adset_id: 's8', adset_name: 'Huge set', ad_id: adId(5), ad_name: 'Ad 6',
+    spend: 1e13, impressions: 10, clicks: 1, reach: 10, formLeads: 0,
+  }]);
+  const before = (await spendEvents(server, org)).length;
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'api', params: { since: '2024-02-10', until: '2024-02-10' } }, { organizationId: org.organizationId, actor: 'test' });
+  const failed = await eventually('the sync failed', async () => (await jobsOf(server, org, 'ad_spend')).find((j) => j.status === 'failed' && j.label.includes('2024-02-10')));
+  assert.equal(failed.attempts, 1);
+  assert.match(failed.error, /spend of 10000000000000 EUR for ad 140000100005 on 2024-02-10/);
+  const fresh = (await spendEvents(server, org)).slice(before);
+  assert.equal(fresh.map((e) => e.type), ['AdSpendSyncFailed']);
+  await server.settle();
+  const { rows } = await server.services.pool.query<{ status: string }>(`SELECT status FROM projection_checkpoints WHERE name = 'reporting_ads'`);
+  assert.equal(rows.map((r) => r.status), ['running']);
+});
+
 test('another organisation sees none of these jobs', async ({ server }) => {
   const other = await server.newOrganization();
   const res = await server.request('GET', '/jobs', { key: other.key });
