@@ -78,8 +78,9 @@ export const StageBody = z.object({
   stage: StageSchema,
   value: z.number().nonnegative().max(MAX_SALE_VALUE).optional()
     .describe('Sale value (0 to 10^10), counted once on the newest lead whose event is queued'),
-  currency: z.string().transform((c) => c.toUpperCase()).refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code').optional()
-    .describe('ISO 4217 currency code of the value, e.g. PLN (any case); a value without it is in the organisation currency, and it is not kept without a value'),
+  // Trimmed, and blank is absent, as POST /events reads its currency (' usd ' was refused here, taken there).
+  currency: z.string().transform((c) => c.trim().toUpperCase()).refine((c) => c === '' || CURRENCIES.has(c), 'an ISO 4217 currency code').optional()
+    .describe('ISO 4217 currency code of the value, e.g. PLN (any case, spaces around ignored); a value without it (or with a blank one) is in the organisation currency, and it is not kept without a value'),
 }).strict();
 
 export const NoteBody = z.object({
