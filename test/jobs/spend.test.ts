@@ -126,6 +126,20 @@ test('a day\'s spend beyond 10^10 fails the sync and is not stored; the reports 
   assert.equal(rows.map((r) => r.status), ['running']);
 });
 
+test('the summary gives the spend in its currency\'s decimals: a yen account\'s 1234 JPY, not 1234.00', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  const today = dayIn(TZ, new Date());
+  sandbox.seedAdAccount({ id: 'act_2002', name: 'Tokyo ads', currency: 'JPY', timezoneName: TZ });
+  sandbox.seedInsights('act_2002', [{
+    date: today, campaign_id: 'c7', campaign_name: 'Yen', adset_id: 's7', adset_name: 'Yen set', ad_id: adId(7), ad_name: 'Ad 8',
+    spend: 1234, impressions: 100, clicks: 2, reach: 90, formLeads: 0,
+  }]);
+  await connectAdAccount(server.services, { organizationId: org.organizationId, account: 'act_2002', token: 'tok-2' }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await finished(server, org, 'ad_spend', 1);
+  assert.is(job.status, 'done', job.error);
+  assert.match(job.summary, /; spend 1234 JPY$/);
+});
+
 test('another organisation sees none of these jobs', async ({ server }) => {
   const other = await server.newOrganization();
   const res = await server.request('GET', '/jobs', { key: other.key });

@@ -57,10 +57,20 @@ async function storeSpend(ctx: JobContext, sync: SpendSync, rows: SpendDayData[]
   return last;
 }
 
+/** Decimals of the currency's amounts (0 for JPY or KRW), at most the cents the platform's spend has. */
+function spendDecimals(currency: string): number {
+  try {
+    return Math.min(2, new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
+  } catch {
+    return 2; // not a code Intl knows
+  }
+}
+
 function summaryOf(sync: SpendSync, rows: SpendDayData[], currency: string): string {
   const ads = new Set(rows.map((r) => r.ad_id)).size;
   const cents = rows.reduce((sum, r) => sum + Math.round(r.spend * 100), 0);
-  return `${rows.length} daily rows of ${ads} ads for ${sync.since}..${sync.until}; spend ${(cents / 100).toFixed(2)} ${currency}`;
+  // In the currency's own decimals: a yen account's spend read "1234.00 JPY".
+  return `${rows.length} daily rows of ${ads} ads for ${sync.since}..${sync.until}; spend ${(cents / 100).toFixed(spendDecimals(currency))} ${currency}`;
 }
 
 export const adSpendJob: JobHandler = async (ctx) => {
