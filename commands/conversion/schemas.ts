@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { chars } from '../shared/text.ts';
 import { CALLER_ZONED_TIME, isoFromCaller } from '../shared/time.ts';
-import { isHexDigest } from './validate.ts';
+import { isHexDigest, MAX_CONVERSION_VALUE } from './validate.ts';
 
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
@@ -37,7 +37,8 @@ export const PostEventBody = z.object({
   tracking_id: opt(128, 'Collector tracking id (shop platform)'),
   client_ip_address: opt(45, 'Customer IP address'),
   client_user_agent: opt(1000, 'Customer browser user agent'),
-  value: z.number().min(0).optional().describe('Conversion value; required for Purchase'),
+  // The range acceptConversion takes (checkValue), documented here: a body the document allows is not refused.
+  value: z.number().min(0).max(MAX_CONVERSION_VALUE).optional().describe('Conversion value, 0 to 10^12; required for Purchase'),
   currency: z.string().optional().describe('ISO 4217; required with value'),
   content_ids: z.array(chars(1, 128)).max(100).optional().describe('Product ids'),
 }).strict().meta({ id: 'PostEventBody' });

@@ -33,6 +33,8 @@ export const MAX_AGE_MS = 7 * 86_400_000;
 export const CLOCK_SKEW_MS = 5 * 60_000;
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+/** The largest conversion value: it goes to the platform only (the reports count stage-change sale values). */
+export const MAX_CONVERSION_VALUE = 1e12;
 
 /** The input with strings trimmed, empty optional fields dropped, and each rule checked. */
 export type CheckedInput = Omit<ConversionInput, 'eventTime'> & { eventTime: string | null };
@@ -63,7 +65,7 @@ function checkEventTime(raw: string | undefined, now: Date): string | null {
 }
 
 function checkValue(value: number | undefined, currency: string | undefined): { value?: number; currency?: string } {
-  if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > 1e12)) throw validationError('value', 'a number from 0 to 10^12');
+  if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > MAX_CONVERSION_VALUE)) throw validationError('value', 'a number from 0 to 10^12');
   if (currency !== undefined) {
     const code = currency.toUpperCase();
     if (!CURRENCIES.has(code)) throw validationError('currency', 'an ISO 4217 code such as PLN or EUR');

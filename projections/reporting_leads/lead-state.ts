@@ -39,7 +39,8 @@ export interface Counters {
   qualified: number;
   rejected: number;
   sales: number;
-  revenue: number;
+  /** Whole millionths of the currency unit (saleMicros), so that sums are exact and equal a rebuild's. */
+  revenueMicros: number;
 }
 
 export interface Contribution {
@@ -73,6 +74,19 @@ export function withStageChange(lead: ReportLead, change: ContactStageChanged): 
   return { ...next, saleValue: counted ? change.value : null, saleCurrency: counted ? (change.currency ?? '') : '' };
 }
 
+/**
+ * A sale value as whole millionths, rounded half away from zero as PostgreSQL's round(numeric * 1000000) rounds it
+ * when a rebuild derives the facts from report_leads (replay.ts). From the number's decimal text shifted by 6
+ * places, not from value * 1e6: 0.0001245 * 1e6 is 124.49999999999999 in floating point (124 here, 125 rebuilt).
+ * Each lead's value is rounded before cells are summed, as the rebuild sums rounded values: two sales of 0.0000004
+ * summed first made 1 millionth where the rebuild has 0.
+ */
+export function saleMicros(value: number): number {
+  const [digits, exponent] = value.toExponential().split('e');
+  const shifted = Number(`${digits}e${Number(exponent) + 6}`);
+  return Math.sign(shifted) * Math.round(Math.abs(shifted));
+}
+
 /** What the lead adds to the facts: its counts in its ad's currency, its revenue in the sale's currency. */
 export function contributions(lead: ReportLead): Contribution[] {
   if (lead.day === null) return [];
@@ -83,11 +97,12 @@ export function contributions(lead: ReportLead): Contribution[] {
   const sold = lead.stage === 'sold';
   const counts: Contribution = {
     key,
-    counters: { leads: 1, qualified: lead.qualified ? 1 : 0, rejected: lead.stage === 'rejected' ? 1 : 0, sales: sold ? 1 : 0, revenue: 0 },
+    counters: { leads: 1, qualified: lead.qualified ? 1 : 0, rejected: lead.stage === 'rejected' ? 1 : 0, sales: sold ? 1 : 0, revenueMicros: 0 },
   };
   if (!sold || lead.saleValue === null) return [counts];
-  const revenue = { leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: lead.saleValue };
-  if (lead.saleCurrency === '') return [{ key, counters: { ...counts.counters, revenue: lead.saleValue } }];
+  const revenueMicros = saleMicros(lead.saleValue);
+  const revenue = { leads: 0, qualified: 0, rejected: 0, sales: 0, revenueMicros };
+  if (lead.saleCurrency === '') return [{ key, counters: { ...counts.counters, revenueMicros } }];
   return [counts, { key: { ...key, currency: lead.saleCurrency }, counters: revenue }];
 }
 
@@ -104,19 +119,19 @@ export class FactDeltas {
       const id = factKeyText(key);
       let cell = this.cells.get(id);
       if (!cell) {
-        cell = { key, counters: { leads: 0, qualified: 0, rejected: 0, sales: 0, revenue: 0 } };
+        cell = { key, counters: { leads: 0, qualified: 0, rejected: 0, sales: 0, revenueMicros: 0 } };
         this.cells.set(id, cell);
       }
       cell.counters.leads += sign * counters.leads;
       cell.counters.qualified += sign * counters.qualified;
       cell.counters.rejected += sign * counters.rejected;
       cell.counters.sales += sign * counters.sales;
-      cell.counters.revenue += sign * counters.revenue;
+      cell.counters.revenueMicros += sign * counters.revenueMicros;
     }
   }
 
   /** Cells whose sums changed (a lead moved and came back nets out to nothing). */
   changed(): Contribution[] {
-    return [...this.cells.values()].filter(({ counters: c }) => c.leads || c.qualified || c.rejected || c.sales || c.revenue);
+    return [...this.cells.values()].filter(({ counters: c }) => c.leads || c.qualified || c.rejected || c.sales || c.revenueMicros);
   }
 }

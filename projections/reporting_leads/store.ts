@@ -74,9 +74,6 @@ export async function copyNewLeads(db: Client, leads: ReportLead[]): Promise<voi
   await copyFrom(db, COPY_LEADS, data);
 }
 
-/** A summed decimal amount as the whole millionths the facts hold (which also rounds away its binary noise). */
-const micros = (x: number) => Math.round(x * 1e6);
-
 /**
  * $1..$13: the changed cells at every grain, one row per fact key. Each is added to its ad's fact row, and their
  * sums per campaign to the campaign's (report_lead_campaigns).
@@ -124,7 +121,7 @@ DELETE FROM report_lead_campaigns AS f USING (SELECT DISTINCT organization_id, g
 WHERE (f.organization_id, f.grain, f.bucket, f.organic, f.campaign_id, f.currency)
     = (c.organization_id, c.grain, c.bucket, c.organic, c.campaign_id, c.currency) AND ${ALL_ZERO}`;
 
-const COUNTERS = ['leads', 'qualified', 'rejected', 'sales', 'revenue'] as const;
+const COUNTERS = ['leads', 'qualified', 'rejected', 'sales', 'revenueMicros'] as const;
 
 /** Add the changed cells to every grain; a cell of a coarser grain may receive several days of the batch. */
 export async function addFacts(db: Queryable, cells: Contribution[]): Promise<void> {
@@ -146,7 +143,7 @@ export async function addFacts(db: Queryable, cells: Contribution[]): Promise<vo
     col((r) => r.c.key.organizationId), col((r) => r.grain), col((r) => r.bucket), col((r) => r.c.key.organic),
     col((r) => r.c.key.campaignId), col((r) => r.c.key.adsetId), col((r) => r.c.key.adId), col((r) => r.c.key.currency),
     col((r) => r.c.counters.leads), col((r) => r.c.counters.qualified), col((r) => r.c.counters.rejected),
-    col((r) => r.c.counters.sales), col((r) => micros(r.c.counters.revenue)),
+    col((r) => r.c.counters.sales), col((r) => r.c.counters.revenueMicros),
   ]);
   // Only a cell something was taken from can have come back to zero (a lead moved away, a sale undone).
   const lowered = rows.filter((r) => COUNTERS.some((f) => r.c.counters[f] < 0));

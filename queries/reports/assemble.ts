@@ -1,7 +1,7 @@
 // Folding fact groups into report cells: one per (row id, currency), organic apart, totals per currency.
 import type { Currencies, Level } from './catalog.ts';
 import type { LeadGroup, SpendGroup } from './facts.ts';
-import { addInto, changesOf, emptySums, metricsOf, roundTo, type Metrics, type Sums } from './metrics.ts';
+import { addInto, changesOf, emptySums, metricsOf, moneyPlaces, roundTo, type Metrics, type Sums } from './metrics.ts';
 
 export interface Cell {
   id: string;
@@ -63,7 +63,8 @@ export function totals(current: Map<string, Sums>, previous: Map<string, Sums>):
   return currencies.map((currency) => {
     const now = current.get(currency) ?? emptySums();
     const before = previous.get(currency) ?? emptySums();
-    return { currency, current: metricsOf(now), previous: metricsOf(before), change: changesOf(now, before) };
+    const places = moneyPlaces(currency);
+    return { currency, current: metricsOf(now, places), previous: metricsOf(before, places), change: changesOf(now, before) };
   });
 }
 
@@ -77,7 +78,7 @@ export interface OrganicSummary {
 
 export function organicSummary(organic: Map<string, Sums>): OrganicSummary {
   const all = [...organic.values()].reduce((a, s) => addInto(a, s), emptySums());
-  const revenue = [...organic].filter(([, s]) => s.revenue !== 0).map(([currency, s]) => ({ currency, amount: roundTo(s.revenue, 2) }));
+  const revenue = [...organic].filter(([, s]) => s.revenue !== 0).map(([currency, s]) => ({ currency, amount: roundTo(s.revenue, moneyPlaces(currency)) }));
   return { leads: all.leads, qualified: all.qualified, rejected: all.rejected, sales: all.sales, revenue: revenue.sort((a, b) => a.currency.localeCompare(b.currency)) };
 }
 

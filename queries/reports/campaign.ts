@@ -5,7 +5,7 @@ import { Currencies, listAccounts, listAds, listCreativeAccounts, namesOf, syncI
 import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
 import { totalTiles, type SignedTile } from './signed-tiles.ts';
 import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
-import { metricsOf, type Metrics } from './metrics.ts';
+import { metricsOf, moneyPlaces, type Metrics } from './metrics.ts';
 import { isMaturing, previousRange, type CampaignParams, type Range } from './params.ts';
 
 export interface ReportScope {
@@ -66,7 +66,7 @@ function labelRows(names: Names, level: Level, cells: Cell[]): CampaignRow[] {
       id: c.id, name, campaign_id: c.campaign_id, campaign_name: names.campaign.get(c.campaign_id) ?? '',
       adset_id: adsetId, adset_name: adsetId === null ? null : (names.adset.get(adsetId) ?? ''),
       ad_id: level === 'ad' ? c.id : null, ad_name: level === 'ad' ? name : null,
-      currency: c.currency, metrics: metricsOf(c.sums),
+      currency: c.currency, metrics: metricsOf(c.sums, moneyPlaces(c.currency)),
     };
   });
 }

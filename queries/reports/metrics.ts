@@ -53,41 +53,63 @@ export function addInto(a: Sums, b: Partial<Sums>): Sums {
 }
 
 /**
- * Half up at `places` decimals (half away from zero below 0). The shifted value is nudged by a relative 1e-12, far below
- * any digit shown: 1.005 * 100 is 100.49999999999999 in floating point, which Math.round alone takes down (20.15 / 2
- * leads showed 10.07 a lead, not 10.08). A multiplication, not a decimal string: this runs ~10 times per report row.
+ * Half up at `places` decimals (half away from zero below 0). The shifted value is nudged up by a few units in the last
+ * place (2^-50 relative, ~4 ulps): 1.005 * 100 is 100.49999999999999 in floating point, which Math.round alone takes
+ * down (20.15 / 2 leads showed 10.07 a lead, not 10.08). The nudge must stay that small: a relative 1e-12 added a whole
+ * cent from 5e9 up (a spend of 10,000,000,000 IDR showed 10000000000.01). A multiplication, not a decimal string: this
+ * runs ~10 times per report row.
  */
-export const roundTo = (x: number, places: number) => Math.round(x * 10 ** places * (1 + 1e-12)) / 10 ** places;
-const money = (x: number) => roundTo(x, 2);
+const NUDGE = 1 + 2 ** -50;
+export const roundTo = (x: number, places: number) => Math.round(x * 10 ** places * NUDGE) / 10 ** places;
+const placesByCurrency = new Map<string, number>();
+
+/**
+ * The decimals money of a currency is shown with: its ISO 4217 minor unit, but never fewer than cents. A KWD or
+ * BHD amount has three (a sale of 12.345 KWD showed 12.35), CLF four; JPY keeps two, which hides nothing.
+ */
+export function moneyPlaces(currency: string): number {
+  let places = placesByCurrency.get(currency);
+  if (places === undefined) {
+    try {
+      places = Math.max(2, new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
+    } catch {
+      places = 2; // not a currency code Intl knows
+    }
+    placesByCurrency.set(currency, places);
+  }
+  return places;
+}
+
 /** num / den unrounded; null when there is no divisor. */
 const per = (num: number, den: number): number | null => (den === 0 ? null : num / den);
 /** num / den as shown, at `places` decimals. */
-const ratio = (num: number, den: number, places = 2): number | null => (den === 0 ? null : roundTo(num / den, places));
+const ratio = (num: number, den: number, places: number): number | null => (den === 0 ? null : roundTo(num / den, places));
 
-export function metricsOf(s: Sums): Metrics {
+/** `places`: the decimals of the row's currency (moneyPlaces) for its money and costs. */
+export function metricsOf(s: Sums, places: number): Metrics {
   return {
-    spend: money(s.spend),
+    spend: roundTo(s.spend, places),
     platform_leads: s.platform_leads,
     leads: s.leads,
     qualified: s.qualified,
     rejected: s.rejected,
     sales: s.sales,
-    revenue: money(s.revenue),
-    cost_per_lead: ratio(s.spend, s.leads),
-    cost_per_qualified: ratio(s.spend, s.qualified),
-    cost_per_sale: ratio(s.spend, s.sales),
+    revenue: roundTo(s.revenue, places),
+    cost_per_lead: ratio(s.spend, s.leads, places),
+    cost_per_qualified: ratio(s.spend, s.qualified, places),
+    cost_per_sale: ratio(s.spend, s.sales, places),
     revenue_per_spend: ratio(s.revenue, s.spend, 4),
   };
 }
 
-export function deliveryOf(s: Sums): Delivery {
+export function deliveryOf(s: Sums, places: number): Delivery {
   return {
     impressions: s.impressions,
     clicks: s.clicks,
     ctr: ratio(s.clicks, s.impressions, 6),
     frequency: ratio(s.impressions, s.reach, 3),
-    cpm: ratio(s.spend * 1000, s.impressions),
-    cpc: ratio(s.spend, s.clicks),
+    cpm: ratio(s.spend * 1000, s.impressions, places),
+    cpc: ratio(s.spend, s.clicks, places),
   };
 }
 

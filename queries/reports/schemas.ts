@@ -18,7 +18,7 @@ export const Metrics = z.object({
   cost_per_qualified: ratio('spend / qualified.'),
   cost_per_sale: ratio('spend / sales.'),
   revenue_per_spend: ratio('revenue / spend (ROAS).'),
-}).meta({ id: 'ReportMetrics', description: 'Metrics of a row or a total. Cohort rule: the leads submitted in the range, with the stages and sales they reached up to now (or up to the as-of moment); spend and platform_leads are those of the range\'s days.' });
+}).meta({ id: 'ReportMetrics', description: 'Metrics of a row or a total. Cohort rule: the leads submitted in the range, with the stages and sales they reached up to now (or up to the as-of moment); spend and platform_leads are those of the range\'s days. Money and costs are rounded half up to the currency\'s ISO 4217 minor unit, at least 2 decimals (3 for KWD or BHD); revenue_per_spend to 4 decimals.' });
 
 const Change = z.object({
   spend: z.number().nullable(),

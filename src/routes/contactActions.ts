@@ -41,7 +41,7 @@ export const contactStageRoute = defineRoute({
   handler: async (ctx) => {
     const { body, services, metadata } = ctx;
     const outcome = await actOnContact(ctx, (target) =>
-      changeStage(services, { ...target, stage: body.stage, value: body.value ?? null, currency: body.currency ?? null }, metadata));
+      changeStage(services, { ...target, stage: body.stage, value: body.value ?? null, currency: body.currency || null }, metadata));
     return {
       status: 200,
       body: { contact: outcome.contact, platform_events_queued: outcome.platformEventsQueued, leads_without_send: outcome.leadsWithoutSend },

@@ -89,6 +89,19 @@ test('the parameters the specification types integer are documented as integers 
   }
 });
 
+test('the money fields of request bodies are documented with the range the service takes', (ctx) => {
+  const body = (path: string) => {
+    let schema = ctx.doc.paths[path].post.requestBody.content['application/json'].schema;
+    if (schema.$ref) schema = ctx.doc.components.schemas[schema.$ref.split('/').pop()];
+    return schema.properties;
+  };
+  // A value above the maximum is a validation_error; the document used to allow any non-negative number for POST /events.
+  const conversion = body('/events').value;
+  assert.equal([conversion.type, conversion.minimum, conversion.maximum], ['number', 0, 1e12], JSON.stringify(conversion));
+  const sale = body('/contacts/{id}/stage').value;
+  assert.equal([sale.type, sale.minimum, sale.maximum], ['number', 0, 1e10], JSON.stringify(sale));
+});
+
 // "Events": the service POSTs each event to the subscriber with four headers; contact.created's payload
 // carries contact_id, stage and first_source; DESIGN.md fixes the envelope { id, type, created_at, data } and
 // the other payloads. An OpenAPI 3.1 document describes such outgoing calls under `webhooks`.

@@ -46,6 +46,19 @@ test('a stage change without leads moves the contact; asking for the current sta
   assert.is(missing.status, 404);
 });
 
+test('a sale\'s currency is read as POST /events reads one: spaces around ignored, a blank one is the organisation\'s', async ({ server, org }) => {
+  const currencyOf = async (body: Record<string, unknown>) => {
+    const c = await contact(server, org);
+    const res = await server.request('POST', `/contacts/${c.id}/stage`, { key: org.key, body: { stage: 'sold', value: 10, ...body } });
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    const stream = await server.services.store.readStream(`contact-${c.id}`);
+    return (stream[stream.length - 1].data as { currency: string }).currency;
+  };
+  // ' usd ' and '' were 400 validation_error here while POST /events took them.
+  assert.is(await currencyOf({ currency: ' usd ' }), 'USD');
+  assert.is(await currencyOf({ currency: '' }), await currencyOf({}));
+});
+
 test('notes: kinds, 1-5000 characters, time defaults to now and may not be in the future; last_activity_at follows', async ({ server, org }) => {
   const c = await contact(server, org);
   const note = await server.request('POST', `/contacts/${c.id}/notes`, { key: org.key, body: { text: 'Called back' } });

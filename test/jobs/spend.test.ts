@@ -135,6 +135,38 @@ test('a creative sync the platform stops halfway keeps the creatives it read; it
   assert.equal(creatives.sort(), [1, 2, 3, 4, 5, 6].map(ad), 'each ad\'s creative read once');
 });
 
+test('a day\'s spend beyond 10^10 fails the sync and is not stored; the reports keep answering', async ({ server, sandbox, org }) => {
+  // 10^13 in one cell overflowed its 64-bit millionths and stopped the reporting_ads projector for every organisation.
+  sandbox.seedInsights(ACCOUNT, [{
+    date: '2024-02-10', campaign_id: 'c8', campaign_name: 'Huge', adset_id: 's8', adset_name: 'Huge set', ad_id: adId(5), ad_name: 'Ad 6',
+    spend: 1e13, impressions: 10, clicks: 1, reach: 10, formLeads: 0,
+  }]);
+  const before = (await spendEvents(server, org)).length;
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'api', params: { since: '2024-02-10', until: '2024-02-10' } }, { organizationId: org.organizationId, actor: 'test' });
+  const failed = await eventually('the sync failed', async () => (await jobsOf(server, org, 'ad_spend')).find((j) => j.status === 'failed' && j.label.includes('2024-02-10')));
+  assert.equal(failed.attempts, 1);
+  assert.match(failed.error, /spend of 10000000000000 EUR for ad 140000100005 on 2024-02-10/);
+  const fresh = (await spendEvents(server, org)).slice(before);
+  assert.equal(fresh.map((e) => e.type), ['AdSpendSyncFailed']);
+  await server.settle();
+  const { rows } = await server.services.pool.query<{ status: string }>(`SELECT status FROM projection_checkpoints WHERE name = 'reporting_ads'`);
+  assert.equal(rows.map((r) => r.status), ['running']);
+});
+
+test('the summary gives the spend in its currency\'s decimals: a yen account\'s 1234 JPY, not 1234.00', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  const today = dayIn(TZ, new Date());
+  sandbox.seedAdAccount({ id: 'act_2002', name: 'Tokyo ads', currency: 'JPY', timezoneName: TZ });
+  sandbox.seedInsights('act_2002', [{
+    date: today, campaign_id: 'c7', campaign_name: 'Yen', adset_id: 's7', adset_name: 'Yen set', ad_id: adId(7), ad_name: 'Ad 8',
+    spend: 1234, impressions: 100, clicks: 2, reach: 90, formLeads: 0,
+  }]);
+  await connectAdAccount(server.services, { organizationId: org.organizationId, account: 'act_2002', token: 'tok-2' }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await finished(server, org, 'ad_spend', 1);
+  assert.is(job.status, 'done', job.error);
+  assert.match(job.summary, /; spend 1234 JPY$/);
+});
+
 test('another organisation sees none of these jobs', async ({ server }) => {
   const other = await server.newOrganization();
   const res = await server.request('GET', '/jobs', { key: other.key });

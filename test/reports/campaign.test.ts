@@ -160,6 +160,45 @@ test('costs are rounded half up to the cent: 20.15 for 2 leads is 10.08 a lead, 
   assert.equal([row(res.body, 'b1').metrics.revenue_per_spend, res.body.totals[0].current.cost_per_lead], [0.4978, 5.54]);
 });
 
+test('large sums are shown to the unit: 10,000,000,000 IDR of spend and of revenue are not a cent more', async (ctx) => {
+  const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'IDR', scopes: ['campaigns:read'] });
+  const given = new Given(ctx.server.services.store, org.organizationId);
+  const ad = { campaign: 'c1', adset: 's1', ad: 'i1' };
+  await given.accountConnected('act_1', 'IDR');
+  await given.spendSynced('act_1', 'IDR', [spendDay(ad, '2024-03-01', 1e10), spendDay(ad, '2024-03-02', 5e9)]);
+  await given.leadReceived('i1', ad, '2024-03-01T10:00:00Z');
+  await given.leadReceived('i2', ad, '2024-03-02T10:00:00Z');
+  await given.stage('i1', 'new', 'sold', '2024-03-03T10:00:00Z', { value: 1e10, currency: 'IDR' });
+  await settleReports(ctx.server, given.last);
+  const res = await ctx.server.request('GET', '/campaigns/report?from=2024-03-01&to=2024-03-02', { key: org.key });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  const { metrics } = row(res.body, 'c1');
+  // Rounding used to nudge by a relative 1e-12, a whole cent from 5e9 up: 15000000000.02, 10000000000.01.
+  assert.equal([metrics.spend, metrics.revenue, metrics.cost_per_lead, metrics.cost_per_sale], [15e9, 1e10, 7.5e9, 15e9]);
+  assert.equal(res.body.totals[0].current.spend, 15e9);
+});
+
+test('money of a three-decimal currency keeps its third decimal: 12.345 KWD of spend, a sale of 1.2345 is 1.235', async (ctx) => {
+  const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'KWD', scopes: ['campaigns:read'] });
+  const given = new Given(ctx.server.services.store, org.organizationId);
+  const ad = { campaign: 'c1', adset: 's1', ad: 'k1' };
+  await given.accountConnected('act_1', 'KWD');
+  await given.spendSynced('act_1', 'KWD', [spendDay(ad, '2024-03-01', 12.345)]);
+  await given.leadReceived('k1', ad, '2024-03-01T10:00:00Z');
+  await given.leadReceived('k2', ad, '2024-03-01T11:00:00Z');
+  await given.leadReceived('k3', null, '2024-03-01T12:00:00Z');
+  await given.stage('k1', 'new', 'sold', '2024-03-02T10:00:00Z', { value: 1.2345, currency: 'KWD' });
+  await given.stage('k3', 'new', 'sold', '2024-03-02T10:00:00Z', { value: 0.0125, currency: 'KWD' });
+  await settleReports(ctx.server, given.last);
+  const res = await ctx.server.request('GET', '/campaigns/report?from=2024-03-01&to=2024-03-01', { key: org.key });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  const { metrics } = row(res.body, 'c1');
+  // Rounded to the cent they were 12.35, 1.23, 6.17 and 12.35.
+  assert.equal([metrics.spend, metrics.revenue, metrics.cost_per_lead, metrics.cost_per_sale], [12.345, 1.235, 6.173, 12.345]);
+  assert.equal([res.body.totals[0].currency, res.body.totals[0].current.spend], ['KWD', 12.345]);
+  assert.equal(res.body.organic.revenue, [{ currency: 'KWD', amount: 0.013 }]);
+});
+
 test('the change of a cost against the previous period is of the costs, not of their cents: 0.045 against 0.04 a lead is +12.5%', async (ctx) => {
   const org = await ctx.server.newOrganization({ timezone: 'Europe/Warsaw', currency: 'PLN', scopes: ['campaigns:read'] });
   const given = new Given(ctx.server.services.store, org.organizationId);

@@ -114,6 +114,19 @@ test('leads: stages and sales across batches, organic leads, a sale in another c
   ]);
 });
 
+test('leads: sale values with digits past the millionth round the same both ways', async ({ db }) => {
+  await compare(db, reportingLeadsProjector, [
+    [
+      event('OrganizationCreated', { name: 'Org', timezone: 'Europe/Warsaw', currency: 'PLN' }),
+      lead('m1', A1, '2024-03-01T10:00:00Z'), lead('m2', A1, '2024-03-01T11:00:00Z'), lead('m3', A2, '2024-03-01T12:00:00Z'),
+      // 0.0001245 * 1e6 is 124.49999999999999 in floating point: apply() held 124 millionths, the rebuild 125.
+      stage('m3', 'new', 'sold', { value: 0.0001245, currency: 'PLN' }),
+      // Two sales of 0.0000004 in one cell: summed before rounding they made 1 millionth, rounded one by one 0.
+      stage('m1', 'new', 'sold', { value: 0.0000004, currency: 'PLN' }), stage('m2', 'new', 'sold', { value: 0.0000004, currency: 'PLN' }),
+    ],
+  ], 'fine_values');
+});
+
 test('leads: new leads are copied in (COPY text format), known ones upserted; ids with tabs, backslashes and newlines', async ({ db }) => {
   const odd = 'l\t7\\x\ny';
   await compare(db, reportingLeadsProjector, [

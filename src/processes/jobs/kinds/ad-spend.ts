@@ -27,6 +27,22 @@ async function fetchSpend(ctx: JobContext, sync: SpendSync, token: string): Prom
   throw new JobError(error, answer.kind === 'permanent');
 }
 
+/**
+ * The largest spend of one ad on one day a sync takes. The reports hold spend in millionths in 64-bit cells (at most
+ * 9.2 * 10^12 units, summed over a campaign's 56 days): a figure like 10^13 (seeded, or garbled on the way) overflowed
+ * a cell and stopped the reporting_ads projector for every organisation. 10^10 is about US$600,000 a day in IDR.
+ */
+export const MAX_DAILY_SPEND = 1e10;
+
+/** A day the reports cannot hold fails the whole sync (permanently: the platform would answer the same again). */
+async function refuseOutOfRange(ctx: JobContext, sync: SpendSync, days: SpendDay[], currency: string): Promise<void> {
+  const bad = days.find((d) => !(d.spend >= 0 && d.spend <= MAX_DAILY_SPEND));
+  if (bad === undefined) return;
+  const error = `the platform gave a spend of ${bad.spend} ${currency} for ad ${bad.ad_id} on ${bad.date}: a day's spend of an ad must be 0 to 10^10`;
+  await ctx.services.store.append(adSpendStream(sync.organizationId, sync.account), [spendFailed(sync, error)], 'any', ctx.metadata);
+  throw new JobError(error, true);
+}
+
 /** Chunk by chunk, with progress; returns where the last chunk landed. */
 async function storeSpend(ctx: JobContext, sync: SpendSync, rows: SpendDayData[]): Promise<Position | null> {
   const stream = adSpendStream(sync.organizationId, sync.account);
@@ -41,10 +57,20 @@ async function storeSpend(ctx: JobContext, sync: SpendSync, rows: SpendDayData[]
   return last;
 }
 
+/** Decimals of the currency's amounts (0 for JPY or KRW), at most the cents the platform's spend has. */
+function spendDecimals(currency: string): number {
+  try {
+    return Math.min(2, new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
+  } catch {
+    return 2; // not a code Intl knows
+  }
+}
+
 function summaryOf(sync: SpendSync, rows: SpendDayData[], currency: string): string {
   const ads = new Set(rows.map((r) => r.ad_id)).size;
   const cents = rows.reduce((sum, r) => sum + Math.round(r.spend * 100), 0);
-  return `${rows.length} daily rows of ${ads} ads for ${sync.since}..${sync.until}; spend ${(cents / 100).toFixed(2)} ${currency}`;
+  // In the currency's own decimals: a yen account's spend read "1234.00 JPY".
+  return `${rows.length} daily rows of ${ads} ads for ${sync.since}..${sync.until}; spend ${(cents / 100).toFixed(spendDecimals(currency))} ${currency}`;
 }
 
 export const adSpendJob: JobHandler = async (ctx) => {
@@ -56,6 +82,7 @@ export const adSpendJob: JobHandler = async (ctx) => {
   ctx.progress(0, `reading the platform's insights for ${range.since}..${range.until}`);
   const days = await fetchSpend(ctx, sync, connected.token);
   const currency = days.find((d) => d.currency)?.currency ?? connected.currency;
+  await refuseOutOfRange(ctx, sync, days, currency);
   const rows = days.map(toData);
   const last = await storeSpend(ctx, { ...sync, currency }, rows);
   await services.store.append(adSpendStream(organizationId, account), [spendSucceeded(sync, rows.length)], 'any', ctx.metadata);
