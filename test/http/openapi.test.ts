@@ -158,7 +158,7 @@ test('the contact bodies document the tag limits and the stage currency rule tha
     assert.match(tags.items.description, /1-50 characters after trimming/, `${method} ${path} ${field}[]`);
   }
   assert.match(body('/contacts/{id}/tags', 'post').remove.items.description, /1-50 characters after trimming/);
-  assert.match(body('/contacts/{id}/stage', 'post').currency.description, /ISO 4217.*value without it is in the organisation currency/);
+  assert.match(body('/contacts/{id}/stage', 'post').currency.description, /ISO 4217.*a value without it \(or with a blank one\) is in the organisation currency/);
 });
 
 /** What every route declaration must carry so that the document is complete. */

@@ -85,10 +85,10 @@ test('--since is a day in the organisation\'s zone with its summer time: CET in 
   // PostgreSQL's AT TIME ZONE, used before, read CET as the fixed abbreviation +01:00 (23:00Z), an hour off the
   // day GET /leads and the reports count.
   const org = await server.newOrganization({ timezone: 'CET' });
-  sandbox.seedForm({ id: 'f-cet', pageId: 'pg-502', name: 'CET form' });
-  await connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-502', token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
+  sandbox.seedForm({ id: 'f-cet', pageId: 'pg-512', name: 'CET form' });
+  await connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-512', token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
   await importJobs(server, org, 1);
-  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'lead_import', scope: 'page:pg-502', trigger: 'operator', params: { since: '2026-07-01' } }, { organizationId: org.organizationId, actor: 'test' });
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'lead_import', scope: 'page:pg-512', trigger: 'operator', params: { since: '2026-07-01' } }, { organizationId: org.organizationId, actor: 'test' });
   const [job] = await importJobs(server, org, 2);
   assert.match(job.summary, /^1 form, 0 leads since 2026-06-30T22:00:00.000Z: /);
 });
@@ -119,7 +119,7 @@ test('a lead of a page that cannot be read is named in the summary and the progr
   const [job] = await importJobs(server, org, 1);
   assert.is(job.status, 'done', job.error);
   assert.is(job.attempts, 1, 'not retried: the same leads would be unreadable again');
-  assert.match(job.summary, /^1 form, 5 leads since .*: 3 new, 0 already known; 2 refused: /);
+  assert.match(job.summary, /^1 form, 5 leads since .*: 3 new, 0 already known; 2 refused: /, job.summary);
   assert.match(job.summary, /9500004 \(unreadable: field_data email: a value is null, not text\)/);
   assert.match(job.summary, /9500005 \(unreadable: created_time "yesterday" is not a date-time\)/);
   assert.equal(job.progress, { done: 5, text: '5 leads read, 3 new, 2 not stored' });
