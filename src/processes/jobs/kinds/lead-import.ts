@@ -14,6 +14,7 @@ import { ApiError } from '../../../../commands/shared/errors.ts';
 import { lastSuccessStart } from '../../../../queries/jobs.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
 import { isDay } from './days.ts';
+import { firstFew } from './listed.ts';
 
 /** Leads indexed late by the platform are still caught: each run re-reads a little before the last one. */
 const OVERLAP_MS = 15 * 60_000;
@@ -147,7 +148,7 @@ export const leadImportJob: JobHandler = async (ctx) => {
 };
 
 const failedSaid = (tally: Tally) => `${tally.failed.length} leads could not be stored (${listed(tally.failed)})`;
-const listed = (items: string[]) => `${items.slice(0, LISTED).join(', ')}${items.length > LISTED ? ', ...' : ''}`;
+const listed = (items: string[]) => firstFew(items, LISTED);
 
 /** What the job's progress says: the leads read so far, and the ones left out when there are some. */
 function progressText(tally: Tally): string {

@@ -10,6 +10,7 @@ import { scopeId } from '../../../../commands/job/kinds.ts';
 import { ApiError } from '../../../../commands/shared/errors.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
 import { columnIndex, rowInput } from './sheet-rows.ts';
+import { firstFew } from './listed.ts';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 const LISTED = 50;
@@ -161,4 +162,4 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
   return { summary: summaryOf(tally) };
 };
 
-const failedSaid = (t: Tally) => `${t.failed.length} rows could not be recorded (${t.failed.slice(0, LISTED).join(', ')}${t.failed.length > LISTED ? ', ...' : ''})`;
+const failedSaid = (t: Tally) => `${t.failed.length} rows could not be recorded (${firstFew(t.failed, LISTED)})`;
