@@ -20,7 +20,7 @@ const START_SQL = [
      seq bigint NOT NULL, organization_id text COLLATE "C" NOT NULL, day date NOT NULL, account text COLLATE "C" NOT NULL,
      ad_id text COLLATE "C" NOT NULL, campaign_id text COLLATE "C" NOT NULL, adset_id text COLLATE "C" NOT NULL,
      currency text COLLATE "C" NOT NULL, spend numeric NOT NULL, impressions bigint NOT NULL, clicks bigint NOT NULL,
-     reach bigint NOT NULL, platform_leads integer NOT NULL)`,
+     reach bigint NOT NULL, platform_leads bigint NOT NULL)`,
 ];
 
 // The sync's own fields first: one text per sync, then each day row's.

@@ -28,7 +28,7 @@ WITH days AS (
                                        spend_micros, impressions, clicks, reach, platform_leads)
   SELECT o, 1, day, a, ad, c, s, cur, round(sp * 1000000), im, cl, re, pl
   FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::bigint[],
-              $10::bigint[], $11::bigint[], $12::int[]) AS i(o, day, a, ad, c, s, cur, sp, im, cl, re, pl)
+              $10::bigint[], $11::bigint[], $12::bigint[]) AS i(o, day, a, ad, c, s, cur, sp, im, cl, re, pl)
   ON CONFLICT (organization_id, grain, bucket, account, ad_id) DO UPDATE SET spend_micros = excluded.spend_micros,
     impressions = excluded.impressions, clicks = excluded.clicks, reach = excluded.reach, platform_leads = excluded.platform_leads
   RETURNING new.organization_id AS o, new.bucket AS day, new.account AS a, new.ad_id, new.campaign_id, new.adset_id, new.currency,

@@ -21,7 +21,7 @@ export function sumOf(sum: keyof Sums, filter?: string): string {
 
 /** The columns summed as float8 (sumOf), by the sum they give. */
 const FLOAT_SUMMED: Partial<Record<keyof Sums, string>> = {
-  spend: 'spend_micros', revenue: 'revenue_micros', impressions: 'impressions', clicks: 'clicks', reach: 'reach',
+  spend: 'spend_micros', revenue: 'revenue_micros', impressions: 'impressions', clicks: 'clicks', reach: 'reach', platform_leads: 'platform_leads',
 };
 
 /** SQL: a sum as decimal digits (a float8 sum would print 1e+15 from there on). */

@@ -153,6 +153,50 @@ test('a day\'s spend beyond 10^10 fails the sync and is not stored; the reports 
   assert.equal(rows.map((r) => r.status), ['running']);
 });
 
+test('a garbled count or an impossible day fails the sync and is not stored; the reports keep answering', async ({ server, sandbox, org }) => {
+  // 12.5 impressions failed its bigint cell, and 2024-02-31 its date cell: either stopped reporting_ads for every organisation.
+  const row = { campaign_id: 'c9', campaign_name: 'Garbled', adset_id: 's9', adset_name: 'Set', ad_id: adId(6), ad_name: 'Ad 7', spend: 1, clicks: 1, reach: 10, formLeads: 0 };
+  const cases = [
+    { date: '2024-03-05', impressions: 12.5, since: '2024-03-05', until: '2024-03-05', error: /12\.5 impressions for ad 140000100006 on 2024-03-05: a day's count must be a whole number/ },
+    { date: '2024-02-28', garbledDate: '2024-02-31', impressions: 10, since: '2024-02-20', until: '2024-03-02', error: /a row for ad 140000100006 with the date "2024-02-31": the date must be a day of 2024-02-20\.\.2024-03-02/ },
+  ];
+  for (const { date, garbledDate, impressions, since, until, error } of cases) {
+    const seeded = { ...row, date, impressions };
+    sandbox.seedInsights(ACCOUNT, [seeded]);
+    // The sandbox serves the row it keeps under its day; its date_start is garbled on the way.
+    if (garbledDate) seeded.date = garbledDate;
+    const before = (await spendEvents(server, org)).length;
+    await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'api', params: { since, until } }, { organizationId: org.organizationId, actor: 'test' });
+    const failed = await eventually('the sync failed', async () => (await jobsOf(server, org, 'ad_spend')).find((j) => j.status === 'failed' && j.label.includes(since) && j.label.includes(until)));
+    assert.equal(failed.attempts, 1);
+    assert.match(failed.error, error);
+    assert.equal((await spendEvents(server, org)).slice(before).map((e) => e.type), ['AdSpendSyncFailed']);
+  }
+  await server.settle();
+  const { rows } = await server.services.pool.query<{ status: string }>(`SELECT status FROM projection_checkpoints WHERE name = 'reporting_ads'`);
+  assert.equal(rows.map((r) => r.status), ['running']);
+});
+
+test('a campaign\'s platform leads sum past 2^31: the roll-up holds them (it was a 32-bit cell that stopped the projector)', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  const account = 'act_1003';
+  sandbox.seedAdAccount({ id: account, name: 'Busy ads', currency: 'EUR', timezoneName: TZ });
+  sandbox.seedInsights(account, [1, 2].map((n) => ({
+    date: '2024-05-06', campaign_id: 'c31', campaign_name: 'Busy', adset_id: 's31', adset_name: 'Set', ad_id: String(160_000_000_000 + n), ad_name: `Ad ${n}`,
+    spend: 10, impressions: 2e9, clicks: 1, reach: 1e9, formLeads: 1.5e9,
+  })));
+  await connectAdAccount(server.services, { organizationId: org.organizationId, account, token: 'tok-3' }, { organizationId: org.organizationId, actor: 'test' });
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${account}`, trigger: 'api', params: { since: '2024-05-06', until: '2024-05-06' } }, { organizationId: org.organizationId, actor: 'test' });
+  const job = await eventually('the sync is done', async () => (await jobsOf(server, org, 'ad_spend')).find((j) => (j.status === 'done' || j.status === 'failed') && j.label.includes('2024-05-06')));
+  assert.is(job.status, 'done', job.error);
+  await server.settle();
+  const res = await server.request('GET', '/campaigns/report?from=2024-05-06&to=2024-05-06&level=campaign', { key: org.key });
+  assert.is(res.status, 200);
+  assert.equal(res.body.rows.map((r: any) => [r.campaign_id, r.metrics.platform_leads]), [['c31', 3e9]]);
+  const { rows } = await server.services.pool.query<{ status: string }>(`SELECT status FROM projection_checkpoints WHERE name = 'reporting_ads'`);
+  assert.equal(rows.map((r) => r.status), ['running']);
+});
+
 test('the summary gives the spend in its currency\'s decimals: a yen account\'s 1234 JPY, not 1234.00', async ({ server, sandbox }) => {
   const org = await server.newOrganization();
   const today = dayIn(TZ, new Date());

@@ -9,7 +9,7 @@ import { scopeOf } from '../../../../commands/job/kinds.ts';
 import { enqueueJob } from '../enqueue.ts';
 import { connectedAccount } from './ad-account.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
-import { dayIn, spendRange } from './days.ts';
+import { dayIn, isDay, spendRange } from './days.ts';
 
 /** The day as the event stores it: the stream and the event name the account and currency once. Fields are
  *  picked, not spread, so nothing else the platform row carries ever lands in the store. */
@@ -34,13 +34,34 @@ async function fetchSpend(ctx: JobContext, sync: SpendSync, token: string): Prom
  */
 export const MAX_DAILY_SPEND = 1e10;
 
+/**
+ * The largest delivery count (impressions, clicks, reach, platform leads) of one ad on one day a sync takes. The
+ * reports hold counts in bigint cells and sum them as float8, exact below 2^53: 10^10 a day leaves room for a
+ * thousand ads over a year in one report row.
+ */
+export const MAX_DAILY_COUNT = 1e10;
+
+const COUNTS = ['impressions', 'clicks', 'reach', 'platform_leads'] as const;
+
+/** Why the reports cannot hold a day, or null. A count that is not a whole number (garbled on the way) failed its
+ *  bigint cell and, like a day that is not a date of the range, stopped a projector for every organisation. */
+function unholdable(d: SpendDay, sync: SpendSync, currency: string): string | null {
+  const where = `ad ${d.ad_id}${isDay(d.date) ? ` on ${d.date}` : ''}`;
+  if (!isDay(d.date) || d.date < sync.since || d.date > sync.until) return `a row for ${where} with the date ${JSON.stringify(d.date)}: the date must be a day of ${sync.since}..${sync.until}`;
+  if (!(d.spend >= 0 && d.spend <= MAX_DAILY_SPEND)) return `a spend of ${d.spend} ${currency} for ${where}: a day's spend of an ad must be 0 to 10^10`;
+  const count = COUNTS.find((c) => !(Number.isInteger(d[c]) && d[c] >= 0 && d[c] <= MAX_DAILY_COUNT));
+  return count === undefined ? null : `${d[count]} ${count} for ${where}: a day's count must be a whole number from 0 to 10^10`;
+}
+
 /** A day the reports cannot hold fails the whole sync (permanently: the platform would answer the same again). */
-async function refuseOutOfRange(ctx: JobContext, sync: SpendSync, days: SpendDay[], currency: string): Promise<void> {
-  const bad = days.find((d) => !(d.spend >= 0 && d.spend <= MAX_DAILY_SPEND));
-  if (bad === undefined) return;
-  const error = `the platform gave a spend of ${bad.spend} ${currency} for ad ${bad.ad_id} on ${bad.date}: a day's spend of an ad must be 0 to 10^10`;
-  await ctx.services.store.append(adSpendStream(sync.organizationId, sync.account), [spendFailed(sync, error)], 'any', ctx.metadata);
-  throw new JobError(error, true);
+async function refuseUnholdable(ctx: JobContext, sync: SpendSync, days: SpendDay[], currency: string): Promise<void> {
+  for (const day of days) {
+    const why = unholdable(day, sync, currency);
+    if (why === null) continue;
+    const error = `the platform gave ${why}`;
+    await ctx.services.store.append(adSpendStream(sync.organizationId, sync.account), [spendFailed(sync, error)], 'any', ctx.metadata);
+    throw new JobError(error, true);
+  }
 }
 
 /** Chunk by chunk, with progress; returns where the last chunk landed. */
@@ -82,7 +103,7 @@ export const adSpendJob: JobHandler = async (ctx) => {
   ctx.progress(0, `reading the platform's insights for ${range.since}..${range.until}`);
   const days = await fetchSpend(ctx, sync, connected.token);
   const currency = days.find((d) => d.currency)?.currency ?? connected.currency;
-  await refuseOutOfRange(ctx, sync, days, currency);
+  await refuseUnholdable(ctx, sync, days, currency);
   const rows = days.map(toData);
   const last = await storeSpend(ctx, { ...sync, currency }, rows);
   await services.store.append(adSpendStream(organizationId, account), [spendSucceeded(sync, rows.length)], 'any', ctx.metadata);
