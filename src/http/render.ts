@@ -32,7 +32,17 @@ function withFirstField(details: Record<string, unknown>): Record<string, unknow
   return { field: fields[0].field, ...details };
 }
 
+/**
+ * The challenge of a 401, which HTTP requires (RFC 9110, 15.5.2: a 401 MUST carry WWW-Authenticate): the Bearer scheme
+ * of RFC 6750, with error="invalid_token" when a key was sent and refused (unknown, revoked or expired) and no error
+ * when none was sent (RFC 6750, 3.1).
+ */
+export function authChallenge(req: Request): string {
+  return req.headers.authorization === undefined ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"';
+}
+
 export function sendError(req: Request, res: Response, error: ApiError): void {
+  if (error.status === 401) res.setHeader('WWW-Authenticate', authChallenge(req));
   res.status(error.status).json(errorBody(error, languageOf(req)));
 }
 
