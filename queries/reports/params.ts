@@ -77,10 +77,17 @@ export interface CreativeParams extends Range {
   tag?: TagChange;
 }
 
-/** to not before from, at most 366 days. */
-function checkRange(range: Range): Range {
+/**
+ * to not before from, at most 366 days. A range too long is blamed on `to` when the caller sent it, else on `from`:
+ * `?from=2025-01-01` alone named a `to` the caller never sent.
+ */
+function checkRange(range: Range, toGiven: boolean): Range {
   if (range.to < range.from) throw validationError('to', 'must not be before from');
-  if (spanDays(range.from, range.to) > MAX_RANGE_DAYS) throw validationError('to', `the range is at most ${MAX_RANGE_DAYS} days`);
+  if (spanDays(range.from, range.to) > MAX_RANGE_DAYS) {
+    throw toGiven
+      ? validationError('to', `the range is at most ${MAX_RANGE_DAYS} days`)
+      : validationError('from', `the range is at most ${MAX_RANGE_DAYS} days (to, not given, is today)`);
+  }
   return range;
 }
 
@@ -90,7 +97,7 @@ const defaultTo = (query: { from?: string; to?: string }, today: string): string
 
 export function resolveCampaignParams(query: z.infer<typeof CampaignReportQuery>, today: string): CampaignParams {
   const to = defaultTo(query, today);
-  const range = checkRange({ from: query.from ?? addDays(to, -DEFAULT_DAYS_BACK), to });
+  const range = checkRange({ from: query.from ?? addDays(to, -DEFAULT_DAYS_BACK), to }, query.to !== undefined);
   const level = query.level ?? 'campaign';
   if (query.campaign !== undefined && level === 'campaign') throw validationError('campaign', 'applies to the adset and ad levels');
   if (query.adset !== undefined && level !== 'ad') throw validationError('adset', 'applies to the ad level');
@@ -101,7 +108,7 @@ export function resolveCreativeParams(query: z.infer<typeof CreativeReportQuery>
   const weeks = query.weeks ?? 4;
   const to = defaultTo(query, today);
   const weeksFrom = addDays(to, -(7 * weeks - 1));
-  const range = checkRange({ from: query.from ?? weeksFrom, to });
+  const range = checkRange({ from: query.from ?? weeksFrom, to }, query.to !== undefined);
   const tag = query.tag === undefined ? undefined : parseTag(query.tag, 'tag');
   if (tag && !tag.value) throw validationError('tag', 'name a value: dimension:value');
   return {

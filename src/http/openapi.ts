@@ -61,7 +61,7 @@ function errorResponse(status: number, codes: ErrorCode[], moreHeaders: string[]
   const schema = {
     allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
   };
-  const headers = headerRefs([...EXCHANGE_HEADERS, ...(status === 429 ? ['Retry-After'] : []), ...moreHeaders]);
+  const headers = headerRefs([...EXCHANGE_HEADERS, ...(status === 429 ? ['Retry-After'] : []), ...(status === 401 ? ['WWW-Authenticate'] : []), ...moreHeaders]);
   return { description: `Error codes: ${codes.join(', ')}`, headers, content: { 'application/json': { schema } } };
 }
 
@@ -151,6 +151,7 @@ const componentHeaders = {
   'X-RateLimit-Remaining': intHeader('Requests left in the current window'),
   'X-RateLimit-Reset': intHeader('Unix epoch seconds when the current window ends'),
   'Retry-After': intHeader('Seconds to wait before retrying'),
+  'WWW-Authenticate': { description: 'The Bearer challenge: `Bearer realm="api"`, with `error="invalid_token"` when a key was sent and refused', schema: { type: 'string' } },
   'Idempotent-Replayed': { description: 'true when this is the stored answer of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
 };
 

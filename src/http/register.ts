@@ -16,7 +16,7 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'q
   if (bad) throw validationError(bad.path || where, bad.problem);
   if (!schema) return value;
   const result = schema.safeParse(value);
-  if (!result.success) throw fromZodError(result.error, where);
+  if (!result.success) throw fromZodError(result.error, where, value);
   return result.data;
 }
 

@@ -32,12 +32,30 @@ function withFirstField(details: Record<string, unknown>): Record<string, unknow
   return { field: fields[0].field, ...details };
 }
 
+/**
+ * The challenge of a 401, which HTTP requires (RFC 9110, 15.5.2: a 401 MUST carry WWW-Authenticate): the Bearer scheme
+ * of RFC 6750, with error="invalid_token" when a key was sent and refused (unknown, revoked or expired) and no error
+ * when none was sent (RFC 6750, 3.1).
+ */
+export function authChallenge(req: Request): string {
+  return req.headers.authorization === undefined ? 'Bearer realm="api"' : 'Bearer realm="api", error="invalid_token"';
+}
+
 export function sendError(req: Request, res: Response, error: ApiError): void {
+  if (error.status === 401) res.setHeader('WWW-Authenticate', authChallenge(req));
   res.status(error.status).json(errorBody(error, languageOf(req)));
 }
 
-/** Map a zod failure to invalid_json (unknown body fields) or validation_error naming each field. */
-export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'params'): ApiError {
+/** The message for a query parameter written twice (`?status=done&status=failed`), which arrives as an array. */
+export const REPEATED_PARAMETER = 'given more than once; give it once';
+
+/**
+ * Map a zod failure to invalid_json (unknown body fields) or validation_error naming each field. `input` is what
+ * was parsed: a query parameter in it that is an array was given twice, and no parameter of this API takes a list,
+ * so that is what its message says (the schema's own read "expected one of ... done ..." for `status=done&status=failed`,
+ * or "expected array to have >=3 items" for two `tag`s).
+ */
+export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'params', input?: unknown): ApiError {
   // A body that is JSON but not an object (an array): as unreadable as a bare string or null.
   if (where === 'body' && error.issues.some((i) => i.code === 'invalid_type' && i.path.length === 0)) {
     return new ApiError('invalid_json', { expected: 'a JSON object' });
@@ -47,11 +65,16 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'param
     const keys = unknown.flatMap((i) => (i as { keys: string[] }).keys.map((k) => [...i.path, k].join('.')));
     return new ApiError('invalid_json', { unknown_fields: keys });
   }
+  const repeated = (name: PropertyKey | undefined): name is string =>
+    where === 'query' && typeof name === 'string' && Array.isArray((input as Record<string, unknown> | undefined)?.[name]);
   const fields = error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ field: [...issue.path, k].join('.'), message: 'unknown parameter' }));
+    if (repeated(issue.path[0])) return [{ field: issue.path[0], message: REPEATED_PARAMETER }];
     return [{ field: issue.path.join('.') || where, message: issue.message }];
   });
-  return new ApiError('validation_error', { fields });
+  // One line per repeated parameter, however many of its schema's checks the array failed.
+  const once = fields.filter((f, i) => f.message !== REPEATED_PARAMETER || fields.findIndex((g) => g.field === f.field) === i);
+  return new ApiError('validation_error', { fields: once });
 }
 
 /** Anything thrown while serving a request becomes an ApiError; unknown causes are internal_error. */

@@ -115,6 +115,29 @@ test('an unknown query parameter is 400 validation_error naming it on every endp
   }
 });
 
+test('a query parameter given twice is 400 validation_error naming it once and saying so, whatever its values', async (ctx) => {
+  const key = await freshKey(ctx);
+  const twice: Array<[path: string, field: string]> = [
+    ['/jobs?status=done&status=failed', 'status'], // both valid: "expected one of ... done ..." misled
+    ['/jobs?limit=1&limit=1', 'limit'],
+    ['/webhooks?order=asc&order=desc', 'order'],
+    ['/contacts?stage=new&stage=sold', 'stage'],
+    ['/campaigns/report?level=ad&level=adset', 'level'],
+    ['/creatives/report?tag=hook:a&tag=offer:b', 'tag'], // was two lines, one "expected array to have >=3 items"
+    ['/creatives/report?weeks=4&weeks=5&format=video', 'weeks'],
+  ];
+  for (const [path, field] of twice) {
+    const res = await ctx.server.request('GET', path, { key });
+    assertErrorShape(res, 400, 'validation_error', path);
+    assert.equal(res.body.error.details.fields, [{ field, message: 'given more than once; give it once' }], path);
+  }
+  // Another bad parameter beside it keeps its own message; an unknown one written twice is still unknown.
+  const mixed = await ctx.server.request('GET', '/jobs?status=done&status=done&limit=0', { key });
+  assert.equal(mixed.body.error.details.fields.map((f: { field: string }) => f.field).sort(), ['limit', 'status']);
+  const unknown = await ctx.server.request('GET', '/jobs?zz=1&zz=2', { key });
+  assert.equal(unknown.body.error.details.fields, [{ field: 'zz', message: 'unknown parameter' }]);
+});
+
 test('an id with a NUL character or a broken percent-encoding is 400 validation_error, never 500', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of withId) {

@@ -71,6 +71,28 @@ test('a key with a wrong secret part, or a non-Bearer scheme, is 401 unauthorize
   }
 });
 
+test('every 401 carries the Bearer challenge HTTP requires; invalid_token when a key was sent and refused', async (ctx) => {
+  const expired = await ctx.server.newOrganization({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+  const revoked = await ctx.server.newOrganization();
+  await revokeApiKey(ctx.server.services.store, revoked.keyId, new Date());
+  const none = await ctx.server.request('GET', '/jobs');
+  assert.is(none.status, 401);
+  assert.is(none.headers.get('www-authenticate'), 'Bearer realm="api"');
+  for (const [authorization, code] of [
+    ['Bearer csk_nope_nope', 'unauthorized'], ['Basic abc', 'unauthorized'],
+    [`Bearer ${expired.key}`, 'key_expired'], [`Bearer ${revoked.key}`, 'key_revoked'],
+  ]) {
+    const res = await ctx.server.request('POST', '/webhooks', { headers: { authorization }, body: {} });
+    assert.is(res.body.error.code, code, authorization);
+    assert.is(res.headers.get('www-authenticate'), 'Bearer realm="api", error="invalid_token"', authorization);
+  }
+  // Not on other errors: a 403 is not an authentication challenge.
+  const org = await ctx.server.newOrganization({ scopes: [] });
+  const forbidden = await ctx.server.request('GET', '/jobs', { key: org.key });
+  assert.is(forbidden.status, 403);
+  assert.is(forbidden.headers.get('www-authenticate'), null);
+});
+
 test('a missing scope is 403 insufficient_scope naming the scope', async (ctx) => {
   const org = await ctx.server.newOrganization({ scopes: ['events:read'] });
   const res = await ctx.app.request('GET', '/test/items', { key: org.key });

@@ -249,6 +249,18 @@ test('a range of exactly 366 days is answered from the roll-ups; 367 days is a v
   assert.is(tooLong.body.error.details.fields[0].field, 'to');
 });
 
+test('a from more than 366 days before today, with no to, is a validation_error naming from (not the to never sent)', async (ctx) => {
+  const today = localDays('Europe/Warsaw')(new Date().toISOString());
+  const { key } = await ctx.server.newKey(ctx.org.organizationId, ['campaigns:read', 'creatives:read']);
+  for (const path of ['/campaigns/report', '/creatives/report']) {
+    const tooLong = await ctx.server.request('GET', `${path}?from=${addDays(today, -366)}`, { key });
+    assert.is(tooLong.status, 400, path);
+    assert.equal(tooLong.body.error.details.fields.map((f: any) => f.field), ['from'], path);
+    const year = await ctx.server.request('GET', `${path}?from=${addDays(today, -365)}`, { key });
+    assert.equal([year.status, year.body.from, year.body.to], [200, addDays(today, -365), today], path);
+  }
+});
+
 test('bad parameters are validation errors', async (ctx) => {
   for (const query of ['from=2024-03-10&to=2024-03-01', 'level=campaign&campaign=c1', 'level=adset&adset=s1', 'from=2024-02-30', 'level=country', 'foo=1']) {
     const res = await report(ctx, query);
