@@ -62,12 +62,23 @@ export interface DeliveryReservedData {
   platformEventId: string;
 }
 
-export type ConversionEvent = { type: 'ConversionAccepted'; data: ConversionAcceptedData };
+/**
+ * A repeat of an accepted conversion that met flows added since: the conversion as first accepted, with
+ * `deliveries` the ones queued now, `duplicates` those of this repeat that existed, `createdAt` the repeat's time.
+ */
+export type ConversionDeliveriesAddedData = ConversionAcceptedData;
+
+export type ConversionEvent =
+  | { type: 'ConversionAccepted'; data: ConversionAcceptedData }
+  | { type: 'ConversionDeliveriesAdded'; data: ConversionDeliveriesAddedData };
 export type ReservationEvent = { type: 'DeliveryReserved'; data: DeliveryReservedData };
 
 export interface ConversionState {
   accepted: ConversionAcceptedData | null;
 }
+
+/** Event types that queue deliveries of a conversion (its acceptance, and a repeat that met new flows). */
+export const QUEUEING_EVENT_TYPES = ['ConversionAccepted', 'ConversionDeliveriesAdded'] as const;
 
 export const initialConversionState = (): ConversionState => ({ accepted: null });
 
@@ -75,8 +86,10 @@ export function evolveConversion(state: ConversionState, event: ConversionEvent)
   switch (event.type) {
     case 'ConversionAccepted':
       return { accepted: event.data };
+    case 'ConversionDeliveriesAdded':
+      return { accepted: { ...state.accepted!, deliveries: [...state.accepted!.deliveries, ...event.data.deliveries] } };
     default: {
-      const _never: never = event.type;
+      const _never: never = event;
       return state;
     }
   }

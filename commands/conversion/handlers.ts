@@ -67,11 +67,17 @@ async function acceptAlone(services: Services, checked: CheckedInput, now: Date,
   const reserved = new Set<string>();
   let state: ConversionState = conversionAggregate.initialState();
   let position: Position | null = null;
+  let revision: bigint | null = null;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const decision = decideAcceptConversion(state, { conversion, source: routing.source, routes, reserved });
     const done = (at: Position, shown: boolean) => ({ ...decision.result, sendingEnabled: services.config.platformSending, position: at, shown });
     if (decision.events.length === 0) return done(position!, false);
     try {
+      if (decision.events[0].type === 'ConversionDeliveriesAdded') {
+        // Rare (a repeat meeting new flows): the projectors apply it, and the caller waits for them.
+        const appended = await services.store.appendMany(appendRequests(stream, decision, revision!), metadata);
+        return done(appended.position, false);
+      }
       const appended = await appendConversion(services, { requests: appendRequests(stream, decision), metadata, conversion: decision.events[0].data });
       return done(appended.position, appended.shown);
     } catch (error) {
@@ -80,6 +86,7 @@ async function acceptAlone(services: Services, checked: CheckedInput, now: Date,
         const events = await services.store.readStream(stream);
         state = events.reduce((s, e) => conversionAggregate.evolve(s, e as never), conversionAggregate.initialState());
         position = events[events.length - 1]?.position ?? null;
+        revision = events[events.length - 1]?.revision ?? null;
       } else {
         const route = routes.find((r) => reservationStream(r.reservationKey) === error.stream);
         if (!route) throw error;

@@ -57,11 +57,12 @@ export function routesOf(conversion: Prepared, routing: Routing): Route[] {
  * The conversion's stream, then its delivery reservations in stream-name order: two conversions of one event_id from
  * different sources claim the same reservations, and claimed in one order they cannot deadlock on them (flows give
  * them in creation order, which differs between sources). The group commit sorts its claims the same way.
+ * A repeat that adds deliveries appends to the conversion's stream at the revision it read.
  */
-export function appendRequests(stream: string, decision: AcceptDecision): AppendRequest[] {
+export function appendRequests(stream: string, decision: AcceptDecision, expectedRevision: AppendRequest['expectedRevision'] = 'no_stream'): AppendRequest[] {
   const reservations = [...decision.reservations].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   return [
-    { stream, events: decision.events, expectedRevision: 'no_stream' },
+    { stream, events: decision.events, expectedRevision },
     ...reservations.map((r) => ({ stream: r.stream, events: [r.event], expectedRevision: 'no_stream' as const })),
   ];
 }

@@ -45,7 +45,7 @@ export const PostEventBody = z.object({
 
 export const EventAccepted = z.object({
   event_id: z.string().describe('Service event id'),
-  deliveries_created: z.number().int().describe('New deliveries queued, one per dataset of the active flows'),
+  deliveries_created: z.number().int().describe('New deliveries queued, one per dataset of the active flows; a repeat of an accepted event queues those of flows added since'),
   duplicates: z.number().int().describe('Deliveries skipped: one for the same dataset, event name and platform event id exists'),
   sending_enabled: z.boolean().describe('False when this server only queues (PLATFORM_SENDING=off)'),
 }).meta({ id: 'EventAccepted' });

@@ -3,7 +3,7 @@ import { migrationsIn } from '../../src/db/migrate.ts';
 import type { Client, Queryable } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
-import type { ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
+import { QUEUEING_EVENT_TYPES, type ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
 import { DELIVERY_EVENT_TYPES, currentDeliveryEvent } from '../../commands/delivery/delivery.ts';
 import { foldChanges, type DeliveryChange } from './changes.ts';
 
@@ -59,14 +59,30 @@ async function applyChanges(tx: Client, changes: DeliveryChange[]): Promise<void
   );
 }
 
+/** A repeat that met new flows: its deliveries join the event, and are a change of it (updated_since sees them). */
+async function addDeliveries(tx: Queryable, list: ConversionAcceptedData[]): Promise<void> {
+  if (list.length === 0) return;
+  await insertConversions(tx, list);
+  await tx.query(
+    `UPDATE events_view e SET updated_at = GREATEST(e.updated_at, r.upd)
+     FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS r(id, org, upd)
+     WHERE e.id = r.id AND e.organization_id = r.org`,
+    [list.map((c) => c.eventId), list.map((c) => c.organizationId), list.map((c) => c.createdAt)],
+  );
+}
+
+const queueing = new Set<string>(QUEUEING_EVENT_TYPES);
+
 export const conversionsProjector: Projector = {
   name: 'conversions',
   tables: ['events_view', 'deliveries_view'],
   migrations: migrationsIn(import.meta.dirname),
-  handles: ['ConversionAccepted', ...DELIVERY_EVENT_TYPES],
+  handles: [...QUEUEING_EVENT_TYPES, ...DELIVERY_EVENT_TYPES],
   async apply(tx: Client, events: RecordedEvent[]) {
     // A delivery's events always follow its conversion's, so inserting first and then updating keeps order.
-    await insertConversions(tx, events.filter((e) => e.type === 'ConversionAccepted').map((e) => e.data as ConversionAcceptedData));
-    await applyChanges(tx, foldChanges(events.filter((e) => e.type !== 'ConversionAccepted').map(currentDeliveryEvent)));
+    const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.data as ConversionAcceptedData);
+    await insertConversions(tx, of('ConversionAccepted'));
+    await addDeliveries(tx, of('ConversionDeliveriesAdded'));
+    await applyChanges(tx, foldChanges(events.filter((e) => !queueing.has(e.type)).map(currentDeliveryEvent)));
   },
 };

@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer, type TestOrg } from '../support/server.ts';
 import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
 import { createSource } from '../../commands/source/handlers.ts';
+import { createTarget } from '../../commands/target/handlers.ts';
+import { createFlow } from '../../commands/flow/handlers.ts';
 import { enqueueJob } from '../../src/processes/jobs/enqueue.ts';
 import { finishedJobs } from './support/jobs.ts';
 import http from 'node:http';
@@ -66,6 +68,24 @@ test('rows read again are duplicates, and POST /events of the same row names the
   assert.is(posted.body.event_id, listed.body.data[0].id, 'same hashing and the same deterministic id: the same conversion');
   const all = await server.request('GET', `/events?source=${sourceId}&limit=100`, { key: org.key });
   assert.is(all.body.data.length, 3);
+});
+
+test('rows read before the source had flows are sent once a flow exists: the next sync queues their deliveries', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedSheet('bbB-late-flows', ['external_id,status,email,consent', 'bbB-L-1,paid,l1@example.com,yes', 'bbB-L-2,paid,l2@example.com,yes'].join('\n'));
+  // Created with its CSV address, the source is read at once: before the operator could give it a flow.
+  const source = await createSource(server.services.store, { organizationId: org.organizationId, kind: 'spreadsheet', name: 'Late flows', csvUrl: `${sandbox.url}/sheets/bbB-late-flows.csv` }, new Date());
+  const [first] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1);
+  assert.is(first.summary, '2 rows: 2 new conversions (0 deliveries queued), 0 already recorded; 0 invalid');
+  const target = await createTarget(server.services.store, server.services.secrets.encryptionKey, { organizationId: org.organizationId, datasetId: '918203', token: 'EAAB-test-token-123', mode: 'live', testCode: null }, new Date());
+  const flow = await createFlow(server.services.store, { sourceId: source.id, targetId: target.id, eventName: 'Lead', trigger: { kind: 'status', status: 'paid' } }, new Date());
+  await server.services.waiter.waitFor(['setup'], flow.position, 10_000);
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'sheets_sync', scope: `source:${source.id}`, trigger: 'operator' }, { organizationId: org.organizationId, actor: 'test' });
+  const [second] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 2);
+  assert.is(second.summary, '2 rows: 0 new conversions (2 deliveries queued), 2 already recorded; 0 invalid');
+  await server.settle();
+  const events = await server.request('GET', `/events?source=${source.id}`, { key: org.key });
+  assert.equal(events.body.data.map((e: any) => e.deliveries.map((d: any) => d.dataset_id)), [['918203'], ['918203']]);
 });
 
 test('a sheet that cannot be found fails without retries; another organisation sees nothing', async ({ server, sandbox, org }) => {

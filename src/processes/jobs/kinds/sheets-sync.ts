@@ -113,10 +113,10 @@ async function recordRow(ctx: JobContext, cells: string[], line: number, index: 
   const causationId = `${ctx.metadata.correlationId}/attempt-${ctx.attempt}/row-${line}`;
   try {
     const accepted = await acceptConversion(ctx.services, row.input, { ...ctx.metadata, causationId });
-    if (await madeBy(ctx, accepted.eventId, causationId)) {
-      tally.created += 1;
-      tally.deliveries += accepted.deliveriesCreated;
-    } else tally.duplicates += 1;
+    if (await madeBy(ctx, accepted.eventId, causationId)) tally.created += 1;
+    else tally.duplicates += 1;
+    // A row recorded before (e.g. by the sync at the source's creation, before its flows) queues what new flows ask for.
+    tally.deliveries += accepted.deliveriesCreated;
   } catch (error) {
     if (!(error instanceof ApiError)) {
       ctx.log.error('sheets_sync: recording a row failed', { error, row: line });
