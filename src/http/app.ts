@@ -16,6 +16,7 @@ import type { OnResponseMismatch } from './responseCheck.ts';
 import type { RouteDef } from './route.ts';
 import { routes as routeTable } from './routes.ts';
 import { requestTimeout, timedOut } from './timeout.ts';
+import { WritesInFlight } from './writesInFlight.ts';
 import { mountPlatformWebhook } from '../routes/platformWebhook.ts';
 
 export interface AppState {
@@ -69,7 +70,8 @@ function v1Router(services: Services, routes: readonly RouteDef[], onResponseMis
   // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON, in UTF-8.
   const parseBody = utf8Json(express.json({ limit: '64kb', type: () => true, strict: true }));
   const idempotency = new Idempotency(services);
-  for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, onResponseMismatch });
+  const writes = new WritesInFlight();
+  for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, writes, onResponseMismatch });
   return v1;
 }
 

@@ -9,6 +9,7 @@ import { fromZodError, languageOf } from './render.ts';
 import { keepLateAnswer } from './idempotency.ts';
 import { checkAnswer, strictSchema, type OnResponseMismatch } from './responseCheck.ts';
 import { parseRawBody, type Caller, type RouteDef, type RouteResult } from './route.ts';
+import type { WritesInFlight } from './writesInFlight.ts';
 import { unstorableText } from '../../commands/shared/text.ts';
 
 function parse(schema: z.ZodType | undefined, value: unknown, where: 'body' | 'query' | 'params'): unknown {
@@ -74,6 +75,8 @@ export interface RouteHooks {
   parseBody?: RequestHandler;
   /** Runs before every POST route (Idempotency-Key). */
   idempotency?: RequestHandler;
+  /** The write handlers running, which a route marked afterWrites waits for (src/http/writesInFlight.ts). */
+  writes?: WritesInFlight;
   /**
    * Tests only (never set in production): check each successful answer against the route's success schema,
    * strictly, and report a mismatch here before answering 500 instead (src/http/responseCheck.ts).
@@ -148,13 +151,21 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       const query = parse(route.query ?? NOTHING, req.query ?? {}, 'query');
       const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;
       if (takesNoBody) parse(NOTHING, req.body ?? {}, 'body');
-      const result = await route.handler({
-        params, query, body, caller, services,
-        requestId: res.locals.requestId as string,
-        metadata: { organizationId: caller.organizationId, correlationId: res.locals.requestId as string, actor: `key:${caller.keyId}` },
-        language: languageOf(req),
-        header: (name) => req.get(name),
-      });
+      if (route.afterWrites && hooks.writes) await hooks.writes.settled(caller.organizationId);
+      // A write's handler stamps its events and returns once they show: until then lists marked afterWrites wait.
+      const written = route.method === 'get' ? undefined : hooks.writes?.begin(caller.organizationId);
+      let result: RouteResult;
+      try {
+        result = await route.handler({
+          params, query, body, caller, services,
+          requestId: res.locals.requestId as string,
+          metadata: { organizationId: caller.organizationId, correlationId: res.locals.requestId as string, actor: `key:${caller.keyId}` },
+          language: languageOf(req),
+          header: (name) => req.get(name),
+        });
+      } finally {
+        written?.();
+      }
       // Answered by its time-out meanwhile: this answer is dropped (the client has its 500 and the connection goes on).
       if (res.headersSent) return dropLateAnswer(req, res, services, result);
       if (onResponseMismatch) checkAnswer(route, req.originalUrl, result, onResponseMismatch);

@@ -73,6 +73,11 @@ export interface RouteDef<
   success: { status: number; schema: z.ZodType | null; description: string };
   /** Error codes beyond the ones every route can answer (400, 401, 403, 429, 500). */
   errors: readonly ErrorCode[];
+  /**
+   * A list read for incremental sync (updated_since): waits first for the organisation's writes already under way,
+   * so a change it does not show is stamped after the list began (src/http/writesInFlight.ts).
+   */
+  afterWrites?: boolean;
   handler(ctx: RequestContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<RouteResult>;
 }
 

@@ -23,6 +23,7 @@ export const listLeadsRoute = defineRoute({
   tag: 'Leads',
   query: listQuery(LeadFilterShape),
   success: { status: 200, schema: listEnvelope(LeadSchema), description: 'A page of leads' },
+  afterWrites: true,
   errors: ['invalid_cursor'],
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'leads', organizationId: caller.organizationId }, services.secrets.cursorKey);
