@@ -75,13 +75,25 @@ function sign(key: Buffer, text: string): Buffer {
   return createHmac('sha256', key).update(text).digest().subarray(0, 16);
 }
 
+/**
+ * The first instant a caller's "at or after" time admits, in the read models' millisecond precision: a finer
+ * time (Python writes microseconds) is rounded up, as a record changed at .677 changed before .677123. Rounded
+ * down, as Date reads it, such a list showed records older than the time asked for.
+ */
+export function atOrAfter(value: string): string {
+  const instant = new Date(value);
+  const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
+  if (/[1-9]/.test(fraction.slice(3))) instant.setTime(instant.getTime() + 1);
+  return instant.toISOString();
+}
+
 /** Bind the page to (list, organisation, filters, order); verify and open the cursor if one was given. */
 export function openPage(
   query: { limit: number; order: 'asc' | 'desc'; updated_since?: string; cursor?: string } & Record<string, unknown>,
   scope: { list: string; organizationId: string },
   key: Buffer,
 ): Page {
-  const updatedSince = query.updated_since ? new Date(query.updated_since).toISOString() : null;
+  const updatedSince = query.updated_since ? atOrAfter(query.updated_since) : null;
   // updated_since is bound as the time it names: '...T12:00+02:00' is the same filter as '...T10:00:00.000Z'.
   const filters = Object.entries({ ...query, updated_since: updatedSince ?? undefined })
     .filter(([name, value]) => name !== 'cursor' && name !== 'limit' && value !== undefined)

@@ -1,7 +1,7 @@
 // GET /leads and GET /leads/{id}; form answers only for keys holding leads:answers.
 import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
-import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
+import { atOrAfter, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
 import { LeadFilterShape, LeadParams, LeadSchema } from '../../commands/lead/schemas.ts';
 import { getLeadJson, listLeads, type TimeBound } from '../../queries/leads.ts';
@@ -9,10 +9,12 @@ import { jsonListBody } from './contactView.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
-function toBound(value: string | undefined): TimeBound | undefined {
+/** `from` admits its instant and later ones (a finer time rounded up to the millisecond), `to` its instant and earlier. */
+function toBound(value: string | undefined, end: 'from' | 'to'): TimeBound | undefined {
   if (value === undefined) return undefined;
   if (DAY.test(value)) return { day: value };
-  return OFFSET.test(value) ? { instant: new Date(value).toISOString() } : { local: value };
+  if (!OFFSET.test(value)) return { local: value };
+  return { instant: end === 'from' ? atOrAfter(value) : new Date(value).toISOString() };
 }
 
 export const listLeadsRoute = defineRoute({
@@ -30,7 +32,7 @@ export const listLeadsRoute = defineRoute({
     const { form, campaign, adset, ad, contact, stage } = query;
     const withAnswers = caller.has('leads:answers');
     const found = await listLeads(services.pool, caller.organizationId, caller.organization.timezone, page, {
-      form, campaign, adset, ad, contact, stage, from: toBound(query.from), to: toBound(query.to),
+      form, campaign, adset, ad, contact, stage, from: toBound(query.from, 'from'), to: toBound(query.to, 'to'),
     }, withAnswers);
     return { status: 200, rawBody: jsonListBody(found, page, services.secrets.cursorKey) };
   },

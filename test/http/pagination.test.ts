@@ -65,6 +65,14 @@ test('filters and updated_since (inclusive) narrow the list; other organisations
   assert.equal((await pageAll(ctx, `limit=2&order=asc&updated_since=${since}`)).ids, ['a-04', 'a-05', 'a-06']);
 });
 
+test('updated_since finer than the millisecond (as Python writes it) leaves out records changed before it', async (ctx) => {
+  // a-04 and a-05 changed at 10:00:02.007; 100 microseconds later they are past, a-06 (10:00:03.007) is not.
+  for (const since of ['2026-03-01T10:00:02.0071Z', '2026-03-01T12:00:02.007100+02:00']) {
+    assert.equal((await pageAll(ctx, `limit=2&order=asc&updated_since=${encodeURIComponent(since)}`)).ids, ['a-06'], since);
+  }
+  assert.equal((await pageAll(ctx, `limit=9&order=asc&updated_since=${encodeURIComponent('2026-03-01T10:00:02.007000Z')}`)).ids.slice(0, 2), ['a-04', 'a-05']);
+});
+
 test('limit is 1-100 with a default of 25', async (ctx) => {
   const many = await ctx.server.newOrganization();
   await seed(ctx, many, 27, 'm');

@@ -51,6 +51,13 @@ test('a wide window, and one with another filter', async ({ server, org }) => {
   assert.equal(await walk(server, org, 'limit=4&from=2025-01-05&stage=sold'), []);
 });
 
+test('a time finer than the millisecond: from admits only the leads at or after it, to those at or before it', async ({ server, org }) => {
+  // Day 2's lead was submitted at 12:00:00.000; 100 microseconds later it is past, 100 before it is still to come.
+  assert.equal(await walk(server, org, `limit=5&from=${encodeURIComponent('2025-01-02T12:00:00.0001Z')}&to=2025-01-03`), days(3, 3));
+  assert.equal(await walk(server, org, `limit=5&from=${encodeURIComponent('2025-01-01T13:00:00.000000+01:00')}&to=2025-01-02`), days(1, 2));
+  assert.equal(await walk(server, org, `limit=5&to=${encodeURIComponent('2025-01-02T11:59:59.9999Z')}`), days(1, 1));
+});
+
 test('a date-time without an offset is a wall-clock time in the organisation\'s zone', async ({ server, org }) => {
   assert.equal(await walk(server, org, 'limit=1&from=2025-01-02T12:00:00&to=2025-01-04T12:00:00'), days(2, 4));
   const warsaw = await server.newOrganization({ timezone: 'Europe/Warsaw' });
