@@ -153,7 +153,9 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       if (takesNoBody) parse(NOTHING, req.body ?? {}, 'body');
       if (route.afterWrites && hooks.writes) await hooks.writes.settled(caller.organizationId);
       // A write's handler stamps its events and returns once they show: until then lists marked afterWrites wait.
-      const written = route.method === 'get' ? undefined : hooks.writes?.begin(caller.organizationId);
+      // Only the contact routes' writes show in those lists (leads change with their contact's stage); a list need
+      // not wait for the organisation's conversions or webhooks.
+      const written = route.method === 'get' || !route.path.startsWith('/contacts') ? undefined : hooks.writes?.begin(caller.organizationId);
       let result: RouteResult;
       try {
         result = await route.handler({
