@@ -79,6 +79,8 @@ export interface ConversionState {
 
 /** Event types that queue deliveries of a conversion (its acceptance, and a repeat that met new flows). */
 export const QUEUEING_EVENT_TYPES = ['ConversionAccepted', 'ConversionDeliveriesAdded'] as const;
+const QUEUEING = new Set<string>(QUEUEING_EVENT_TYPES);
+export const isQueueingEvent = (type: string): boolean => QUEUEING.has(type);
 
 export const initialConversionState = (): ConversionState => ({ accepted: null });
 

@@ -3,7 +3,7 @@ import { migrationsIn } from '../../src/db/migrate.ts';
 import type { Client, Queryable } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
-import { QUEUEING_EVENT_TYPES, type ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
+import { QUEUEING_EVENT_TYPES, isQueueingEvent, type ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
 import { DELIVERY_EVENT_TYPES, currentDeliveryEvent } from '../../commands/delivery/delivery.ts';
 import { foldChanges, type DeliveryChange } from './changes.ts';
 
@@ -71,8 +71,6 @@ async function addDeliveries(tx: Queryable, list: ConversionAcceptedData[]): Pro
   );
 }
 
-const queueing = new Set<string>(QUEUEING_EVENT_TYPES);
-
 export const conversionsProjector: Projector = {
   name: 'conversions',
   tables: ['events_view', 'deliveries_view'],
@@ -83,6 +81,6 @@ export const conversionsProjector: Projector = {
     const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.data as ConversionAcceptedData);
     await insertConversions(tx, of('ConversionAccepted'));
     await addDeliveries(tx, of('ConversionDeliveriesAdded'));
-    await applyChanges(tx, foldChanges(events.filter((e) => !queueing.has(e.type)).map(currentDeliveryEvent)));
+    await applyChanges(tx, foldChanges(events.filter((e) => !isQueueingEvent(e.type)).map(currentDeliveryEvent)));
   },
 };

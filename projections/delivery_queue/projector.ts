@@ -8,7 +8,7 @@ import { migrationsIn } from '../../src/db/migrate.ts';
 import type { Client, Queryable } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projector } from '../../src/projections/projector.ts';
-import { QUEUEING_EVENT_TYPES, type ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
+import { QUEUEING_EVENT_TYPES, isQueueingEvent, type ConversionAcceptedData } from '../../commands/conversion/conversion.ts';
 import { DELIVERY_EVENT_TYPES, currentDeliveryEvent, type DeliveryEvent } from '../../commands/delivery/delivery.ts';
 
 type Data<T extends DeliveryEvent['type']> = Extract<DeliveryEvent, { type: T }>['data'];
@@ -81,8 +81,7 @@ export const deliveryQueueProjector: Projector = {
   handles: [...QUEUEING_EVENT_TYPES, ...DELIVERY_EVENT_TYPES],
   async apply(tx: Client, recorded: RecordedEvent[]) {
     // Within a batch: queue first, then move, then remove; a delivery's terminal event is always its last.
-    const queueing = new Set<string>(QUEUEING_EVENT_TYPES);
-    const events = recorded.map((e) => (queueing.has(e.type) ? e : currentDeliveryEvent(e)));
+    const events = recorded.map((e) => (isQueueingEvent(e.type) ? e : currentDeliveryEvent(e)));
     const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
     const each = <T extends 'DeliveriesAttempted' | 'DeliveriesAccepted'>(type: T) =>
       (of(type) as Data<T>[]).flatMap((b) => b.deliveries.map((d) => ({ deliveryId: d.deliveryId, organizationId: b.organizationId, attempt: d.attempts })));
