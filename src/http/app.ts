@@ -70,7 +70,7 @@ function v1Router(services: Services, routes: readonly RouteDef[], onResponseMis
   // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON, in UTF-8.
   const parseBody = utf8Json(express.json({ limit: '64kb', type: () => true, strict: true }));
   const idempotency = new Idempotency(services);
-  const writes = new WritesInFlight();
+  const writes = new WritesInFlight(routes.flatMap((r) => (r.afterWrites ? [r.afterWrites] : [])));
   for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, writes, onResponseMismatch });
   return v1;
 }

@@ -151,11 +151,9 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
       const query = parse(route.query ?? NOTHING, req.query ?? {}, 'query');
       const body = route.body ? parse(route.body, req.body ?? {}, 'body') : undefined;
       if (takesNoBody) parse(NOTHING, req.body ?? {}, 'body');
-      if (route.afterWrites && hooks.writes) await hooks.writes.settled(caller.organizationId);
+      if (route.afterWrites && hooks.writes) await hooks.writes.settled(caller.organizationId, route.afterWrites);
       // A write's handler stamps its events and returns once they show: until then lists marked afterWrites wait.
-      // Only the contact routes' writes show in those lists (leads change with their contact's stage); a list need
-      // not wait for the organisation's conversions or webhooks.
-      const written = route.method === 'get' || !route.path.startsWith('/contacts') ? undefined : hooks.writes?.begin(caller.organizationId);
+      const written = route.method === 'get' ? undefined : hooks.writes?.begin(caller.organizationId, route.path);
       let result: RouteResult;
       try {
         result = await route.handler({

@@ -74,10 +74,11 @@ export interface RouteDef<
   /** Error codes beyond the ones every route can answer (400, 401, 403, 429, 500). */
   errors: readonly ErrorCode[];
   /**
-   * A list read for incremental sync (updated_since): waits first for the organisation's writes already under way,
-   * so a change it does not show is stamped after the list began (src/http/writesInFlight.ts).
+   * A list read for incremental sync (updated_since): the resource (first path segment, e.g. '/contacts') whose writes
+   * it shows. It waits first for the organisation's writes of that resource already under way, so a change it does not
+   * show is stamped after the list began (src/http/writesInFlight.ts).
    */
-  afterWrites?: boolean;
+  afterWrites?: string;
   handler(ctx: RequestContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<RouteResult>;
 }
 

@@ -8,24 +8,33 @@
 // later time, so the next sync finds its change; one already running is waited for (bounded).
 export class WritesInFlight {
   private readonly byOrganization = new Map<string, Set<Promise<void>>>();
+  /** The resources some list waits for: writes of other resources (conversions, webhooks) are not tracked. */
+  private readonly watched: Set<string>;
 
-  /** A write handler of the organisation starts; call the answer when it has returned or failed. */
-  begin(organizationId: string): () => void {
+  constructor(watched: readonly string[]) {
+    this.watched = new Set(watched);
+  }
+
+  /** A write handler of the organisation starts on a route of `path`; call the answer when it has returned or failed. */
+  begin(organizationId: string, path: string): () => void {
+    const resource = resourceOf(path);
+    if (!this.watched.has(resource)) return () => {};
+    const key = `${organizationId} ${resource}`;
     let done!: () => void;
     const write = new Promise<void>((resolve) => { done = resolve; });
-    const writes = this.byOrganization.get(organizationId) ?? new Set();
-    this.byOrganization.set(organizationId, writes);
+    const writes = this.byOrganization.get(key) ?? new Set();
+    this.byOrganization.set(key, writes);
     writes.add(write);
     return () => {
       writes.delete(write);
-      if (writes.size === 0 && this.byOrganization.get(organizationId) === writes) this.byOrganization.delete(organizationId);
+      if (writes.size === 0 && this.byOrganization.get(key) === writes) this.byOrganization.delete(key);
       done();
     };
   }
 
-  /** Resolves once the organisation's write handlers running now have returned, or after timeoutMs. */
-  async settled(organizationId: string, timeoutMs = 5000): Promise<void> {
-    const writes = this.byOrganization.get(organizationId);
+  /** Resolves once the organisation's write handlers of `resource` running now have returned, or after timeoutMs. */
+  async settled(organizationId: string, resource: string, timeoutMs = 5000): Promise<void> {
+    const writes = this.byOrganization.get(`${organizationId} ${resource}`);
     if (!writes || writes.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); });
@@ -33,3 +42,6 @@ export class WritesInFlight {
     clearTimeout(timer);
   }
 }
+
+/** '/contacts/:id/stage' -> '/contacts'. */
+const resourceOf = (path: string): string => `/${path.split('/')[1] ?? ''}`;

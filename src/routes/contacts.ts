@@ -44,7 +44,7 @@ export const listContactsRoute = defineRoute({
     ad: id.optional().describe('People with a lead from this ad'),
   }),
   success: { status: 200, schema: listEnvelope(ContactSchema), description: 'A page of contacts' },
-  afterWrites: true,
+  afterWrites: '/contacts',
   errors: ['invalid_cursor'],
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'contacts', organizationId: caller.organizationId }, services.secrets.cursorKey);

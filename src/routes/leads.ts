@@ -25,7 +25,7 @@ export const listLeadsRoute = defineRoute({
   tag: 'Leads',
   query: listQuery(LeadFilterShape),
   success: { status: 200, schema: listEnvelope(LeadSchema), description: 'A page of leads' },
-  afterWrites: true,
+  afterWrites: '/contacts', // a lead changes with its contact's stage
   errors: ['invalid_cursor'],
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'leads', organizationId: caller.organizationId }, services.secrets.cursorKey);
