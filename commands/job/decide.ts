@@ -70,10 +70,14 @@ export function decideFail(state: JobState, cmd: { error: string; permanent: boo
   return one({ type: 'JobRetryScheduled', data: { ...ids(state), error: cmd.error, attempts, runAfter, at: cmd.now } });
 }
 
-/** A worker that died (lease expired) or stopped: the attempt counts, and the job runs again at once. */
-export function decideRelease(state: JobState, cmd: { reason: string; now: string }): Decision {
+/**
+ * A worker that died (lease expired) or stopped: the attempt counts, and the job runs again at once. A dead worker's
+ * last attempt fails the job; a stopping worker (a restart, a deploy) always gives it back, the stop being no fault
+ * of the job (its last attempt used to fail it for good).
+ */
+export function decideRelease(state: JobState, cmd: { reason: string; now: string; stopping?: boolean }): Decision {
   requireRunning(state, 'release');
-  if (state.attempts >= state.maxAttempts) {
+  if (!cmd.stopping && state.attempts >= state.maxAttempts) {
     return one({ type: 'JobFailed', data: { ...ids(state), error: cmd.reason, attempts: state.attempts, finishedAt: cmd.now } });
   }
   return one({ type: 'JobRetryScheduled', data: { ...ids(state), error: cmd.reason, attempts: state.attempts, runAfter: cmd.now, at: cmd.now } });

@@ -34,6 +34,9 @@ test('a failure with attempts left is scheduled after the next delay; the last o
 test('a released job runs again at once; only queued or running jobs start or cancel', () => {
   const released = decideRelease(given([...queued, started(1)]), { reason: 'lease expired', now: NOW }).events[0];
   assert.equal([released.type, (released.data as { runAfter: string }).runAfter], ['JobRetryScheduled', NOW]);
+  const last = given([...queued, started(1), released, started(2)]);
+  assert.is(decideRelease(last, { reason: 'lease expired', now: NOW }).events[0].type, 'JobFailed', 'a dead worker\'s last attempt fails the job');
+  assert.is(decideRelease(last, { reason: 'the worker stopped', now: NOW, stopping: true }).events[0].type, 'JobRetryScheduled', 'a stop gives it back');
   assert.is(decideStart(given([...queued, started(1), released]), { leaseUntil: NOW, now: NOW }).events[0].type, 'JobStarted');
   assert.is(codeOf(() => decideStart(given([...queued, started(1)]), { leaseUntil: NOW, now: NOW })), 'conflict');
   const done: JobEvent = { type: 'JobSucceeded', data: { organizationId: 'o1', number: 7, summary: '', finishedAt: NOW } };

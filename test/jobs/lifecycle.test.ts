@@ -125,4 +125,25 @@ test('a worker that stops gives its running job back, to run again at once', asy
   assert.is(events[2].data.runAfter, events[2].data.at, 'it may run again at once');
 });
 
+test('a worker that stops gives back a job on its last attempt too: the stop is no fault of the job', async ({ server, org }) => {
+  const { number } = await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'test_stopped_last', scope: 'org', trigger: 'operator', maxAttempts: 1 },
+    operator(org.organizationId));
+  const engine = await startEngine(server.services, {
+    handlers: { test_stopped_last: (ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('interrupted')))) },
+  });
+  await readJob(server, org, number, (j) => j.status === 'running');
+  await engine.stop();
+  const queued = await readJob(server, org, number, (j) => j.status !== 'running');
+  assert.equal([queued.status, queued.finished_at], ['queued', null], 'given back, not failed');
+  assert.match(queued.error, /worker stopped/);
+
+  const next = await startEngine(server.services, { handlers: { test_stopped_last: async (ctx) => ({ summary: `finished on attempt ${ctx.attempt}` }) } });
+  try {
+    const done = await readJob(server, org, number, (j) => j.status === 'done');
+    assert.equal([done.attempts, done.summary, done.error], [2, 'finished on attempt 2', '']);
+  } finally {
+    await next.stop();
+  }
+});
+
 test.run();

@@ -62,8 +62,9 @@ export function recordFailure(services: Services, held: Held, failure: { error: 
   return onHeld(services, held, (s) => decideFail(s, { ...failure, retryDelaysMs, now: nowIso(services) }), metadata);
 }
 
+/** A stopping worker gives the job back, to run again at once (also after its last attempt). */
 export function recordRelease(services: Services, held: Held, reason: string, metadata: EventMetadata): Promise<boolean> {
-  return onHeld(services, held, (s) => decideRelease(s, { reason, now: nowIso(services) }), metadata);
+  return onHeld(services, held, (s) => decideRelease(s, { reason, now: nowIso(services), stopping: true }), metadata);
 }
 
 export function recordProgress(services: Services, held: Held, progress: { done: number; text: string }, leaseUntil: Date, metadata: EventMetadata): Promise<boolean> {
