@@ -47,6 +47,23 @@ test('connecting a page or creating a sheet source adds a schedule and queues on
   assert.equal(schedules.map((s) => [s.kind, Number(s.every_ms)]), [['lead_import', 2 * HOUR], ['sheets_sync', 15 * 60_000]]);
 });
 
+test('a page connected to another organisation moves its schedule there: the one it left queues no more imports of it', async ({ server, sandbox }) => {
+  const [from, to] = [await server.newOrganization(), await server.newOrganization()];
+  sandbox.seedPage({ id: 'pg-88' });
+  const connect = (org: TestOrg) =>
+    connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-88', token: 't' }, server.services.secrets.encryptionKey, new Date());
+  await connect(from);
+  await finishedJobs(server.services, from.organizationId, 'lead_import', 1);
+  await connect(to);
+  await finishedJobs(server.services, to.organizationId, 'lead_import', 1);
+  assert.equal((await listSchedules(server.services.pool, from.organizationId)).map((s) => s.scope), []);
+  assert.equal((await listSchedules(server.services.pool, to.organizationId)).map((s) => s.scope), ['page:pg-88']);
+  await new JobScheduler(at(server.services, 3 * HOUR)).tick();
+  await server.settle();
+  assert.equal((await jobsOf(server.services, from.organizationId)).map((j) => `${j.trigger}/${j.status}`), ['connect/done'], 'no import of a page it no longer has');
+  assert.equal((await jobsOf(server.services, to.organizationId)).map((j) => j.trigger).sort(), ['connect', 'schedule']);
+});
+
 test('a sheet source without a CSV address (it takes POST /events only) gets no schedule and no failing sheets_sync', async ({ server, sandbox }) => {
   const org = await server.newOrganization();
   await createSource(server.services.store, { organizationId: org.organizationId, kind: 'spreadsheet', name: 'Events only' }, new Date());

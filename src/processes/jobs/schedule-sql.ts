@@ -39,6 +39,11 @@ export async function advanceSchedule(db: Queryable, row: ScheduleRow, everyMs: 
   );
 }
 
+/** Removes the schedules of this kind and scope that other organisations hold (a page connected elsewhere moved here). */
+export async function removeOthersSchedules(db: Queryable, s: { organizationId: string; kind: string; scope: string }): Promise<void> {
+  await db.query('DELETE FROM job_schedules WHERE kind = $2 AND scope = $3 AND organization_id <> $1', [s.organizationId, s.kind, s.scope]);
+}
+
 export async function removeSchedule(db: Queryable, organizationId: string, kind: string, scope: string): Promise<void> {
   await db.query('DELETE FROM job_schedules WHERE organization_id = $1 AND kind = $2 AND scope = $3', [organizationId, kind, scope]);
 }

@@ -8,7 +8,7 @@ import type { Logger } from '../../logger.ts';
 import type { Services } from '../../services.ts';
 import { scopeOf, type JobKind } from '../../../commands/job/kinds.ts';
 import { enqueueWithin } from './enqueue.ts';
-import { addSchedule, advanceSchedule, lockDueSchedules, lockFeedPosition, readFeedPosition, writeFeedPosition } from './schedule-sql.ts';
+import { addSchedule, advanceSchedule, lockDueSchedules, lockFeedPosition, readFeedPosition, removeOthersSchedules, writeFeedPosition } from './schedule-sql.ts';
 
 const FEED = 'jobs-scheduler';
 export const CONNECTION_EVENTS = ['AdAccountConnected', 'PageConnected', 'SourceCreated'] as const;
@@ -98,6 +98,9 @@ export class JobScheduler {
   private async connect(tx: Queryable, event: RecordedEvent): Promise<void> {
     const connection = connectionOf(event);
     if (!connection) return;
+    // A page belongs to one organisation at a time: the one it moved from stops importing it (every run there
+    // used to fail, "not connected to this organisation", once per interval for good).
+    if (event.type === 'PageConnected') await removeOthersSchedules(tx, connection);
     const now = this.services.now();
     const everyMs = intervalOf(connection.kind, this.services.config.jobs);
     const isNew = await addSchedule(tx, { ...connection, everyMs, nextRunAt: new Date(now.getTime() + everyMs), now });
