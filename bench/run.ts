@@ -5,7 +5,8 @@
 //   export async function run(ctx: BenchContext): Promise<void>
 // - Files whose name starts with "_" are helpers of a bench, not benches.
 // - ctx.freshDatabase(label) gives a new database with every migration applied ({ name, url, pool });
-//   it is dropped when the run ends. ctx.urlFor(name) reaches any other database on the cluster.
+//   it is dropped when the run ends (kept with BENCH_KEEP=1, for profiling the same data afterwards; the run
+//   prints each kept database's URL). ctx.urlFor(name) reaches any other database on the cluster.
 // - Measure each figure beside a baseline measured in the same run (the same work done the plainest
 //   way), so that figures compare across noisy machines; print them with ctx.table(title, figures):
 //   each figure { name, value, unit, baseline?: { name, value }, target? } shows value / baseline.
@@ -112,10 +113,18 @@ async function main(): Promise<number> {
       }
     }
   } finally {
-    await dropAll(cluster.urlFor('postgres'), created);
+    if (process.env.BENCH_KEEP === '1') await keepAll(created);
+    else await dropAll(cluster.urlFor('postgres'), created);
     await cluster.stop();
   }
   return failed ? 1 : 0;
+}
+
+async function keepAll(databases: BenchDatabase[]): Promise<void> {
+  for (const db of databases) {
+    await db.pool.end().catch(() => {});
+    console.log(`kept database ${db.name}: ${db.url} (the cluster stops now; a later run on the same BENCH_DATA_DIR starts it again)`);
+  }
 }
 
 async function dropAll(adminUrl: string, databases: BenchDatabase[]): Promise<void> {
