@@ -76,7 +76,7 @@ async function applySubscription(tx: Client, event: WebhookEvent, createdAt: str
     case 'WebhookPaused':
       return setSubscription(tx, event.data, 'active = false');
     case 'WebhookResumed':
-      return setSubscription(tx, event.data, 'active = true, resumes = resumes + 1');
+      return resume(tx, event.data, fresh);
     case 'WebhookSecretRotated':
       await tx.query('UPDATE webhook_subscriptions SET secret_ciphertext = $3 WHERE organization_id = $1 AND id = $2',
         [event.data.organizationId, event.data.webhookId, event.data.secretCiphertext]);
@@ -101,6 +101,22 @@ async function applySubscription(tx: Client, event: WebhookEvent, createdAt: str
       throw new Error(`unhandled webhook event ${JSON.stringify(_never)}`);
     }
   }
+}
+
+/**
+ * Everything queued goes out on resume (docs/webhooks.md): a push the failures before a pause had put off to a
+ * later retry (up to a day) is due at once. A resume of a subscription still active only restarts the count, and
+ * a push under a live claim is left to its outcome.
+ */
+async function resume(tx: Client, d: { organizationId: string; webhookId: string }, fresh: boolean): Promise<void> {
+  const { rows } = await tx.query<{ active: boolean }>('SELECT active FROM webhook_subscriptions WHERE organization_id = $1 AND id = $2', [d.organizationId, d.webhookId]);
+  await setSubscription(tx, d, 'active = true, resumes = resumes + 1');
+  if (!fresh || rows[0]?.active !== false) return;
+  await tx.query(
+    `UPDATE public.webhook_queue SET due_at = now()
+     WHERE organization_id = $1 AND webhook_id = $2 AND due_at > now() AND (claimed_until IS NULL OR claimed_until < now())`,
+    [d.organizationId, d.webhookId],
+  );
 }
 
 async function setSubscription(tx: Client, d: { organizationId: string; webhookId: string }, set: string | null): Promise<void> {
@@ -133,7 +149,7 @@ export const webhookOutboxProjector: Projector = {
       // Subscription changes split the runs: each run is joined with the subscriptions as of its place.
       await flush();
       await applySubscription(tx, event as unknown as WebhookEvent, event.createdAt, fresh);
-      queued ||= fresh && event.type === 'WebhookPingRequested';
+      queued ||= fresh && (event.type === 'WebhookPingRequested' || event.type === 'WebhookResumed');
     }
     await flush();
     const last = events[events.length - 1];
