@@ -150,16 +150,21 @@ async function countFailures(db: Queryable, changes: HealthChange[]): Promise<He
   const { rows } = await db.query<Health>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bool[], $5::int[]) AS i(organization_id, webhook_id, failures, reset, resumes)
+     ), counted AS (
+       INSERT INTO webhook_health AS h (organization_id, webhook_id, consecutive, resumes)
+       SELECT organization_id, webhook_id, failures, resumes FROM input
+       ON CONFLICT (organization_id, webhook_id) DO UPDATE SET
+         consecutive = CASE
+           WHEN h.resumes <> EXCLUDED.resumes
+             OR (SELECT i.reset FROM input i WHERE i.organization_id = EXCLUDED.organization_id AND i.webhook_id = EXCLUDED.webhook_id)
+           THEN EXCLUDED.consecutive ELSE h.consecutive + EXCLUDED.consecutive END,
+         resumes = EXCLUDED.resumes
+       RETURNING h.organization_id, h.webhook_id, h.consecutive, h.resumes
      )
-     INSERT INTO webhook_health AS h (organization_id, webhook_id, consecutive, resumes)
-     SELECT organization_id, webhook_id, failures, resumes FROM input
-     ON CONFLICT (organization_id, webhook_id) DO UPDATE SET
-       consecutive = CASE
-         WHEN h.resumes <> EXCLUDED.resumes
-           OR (SELECT i.reset FROM input i WHERE i.organization_id = EXCLUDED.organization_id AND i.webhook_id = EXCLUDED.webhook_id)
-         THEN EXCLUDED.consecutive ELSE h.consecutive + EXCLUDED.consecutive END,
-       resumes = EXCLUDED.resumes
-     RETURNING h.organization_id, h.webhook_id, h.consecutive`,
+     -- Only a count of the subscription's current run pauses it (as in pausesDue): attempts claimed before a
+     -- resume and recorded after it (in flight when it came) count in the run the resume ended.
+     SELECT c.organization_id, c.webhook_id, c.consecutive FROM counted c
+     JOIN webhook_subscriptions s ON s.organization_id = c.organization_id AND s.id = c.webhook_id AND s.resumes = c.resumes`,
     [changes.map((c) => c.organizationId), changes.map((c) => c.webhookId), changes.map((c) => c.failures), changes.map((c) => c.reset), changes.map((c) => c.resumes)],
   );
   return rows;
