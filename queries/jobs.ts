@@ -52,10 +52,14 @@ export async function getJob(db: Queryable, organizationId: string, number: numb
   return rows[0] ?? null;
 }
 
-/** When the last successful run of this kind and scope started (the next incremental run reads from there). */
+/**
+ * When the last successful run of this kind and scope started (the next incremental run reads from there); a run that
+ * read from a day the operator gave does not count (it may have skipped what came between the last success and that day).
+ */
 export async function lastSuccessStart(db: Queryable, organizationId: string, kind: string, scope: string): Promise<Date | null> {
   const { rows } = await db.query<{ started_at: Date | null }>(
-    `SELECT max(started_at) AS started_at FROM jobs WHERE organization_id = $1 AND kind = $2 AND scope = $3 AND status = 'done'`,
+    `SELECT max(started_at) AS started_at FROM jobs
+     WHERE organization_id = $1 AND kind = $2 AND scope = $3 AND status = 'done' AND NOT reads_from_day`,
     [organizationId, kind, scope],
   );
   return rows[0]?.started_at ?? null;

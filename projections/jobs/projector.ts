@@ -13,9 +13,9 @@ async function applyJobEvent(tx: Client, event: JobEvent): Promise<void> {
     case 'JobQueued': {
       const d = event.data;
       await tx.query(
-        `INSERT INTO jobs (organization_id, number, kind, label, scope, status, priority, trigger, run_after, created, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $9) ON CONFLICT (organization_id, number) DO NOTHING`,
-        [org, number, d.kind, d.label, d.scope, d.priority, d.trigger, d.runAfter, d.queuedAt],
+        `INSERT INTO jobs (organization_id, number, kind, label, scope, status, priority, trigger, run_after, created, updated_at, reads_from_day)
+         VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $9, $10) ON CONFLICT (organization_id, number) DO NOTHING`,
+        [org, number, d.kind, d.label, d.scope, d.priority, d.trigger, d.runAfter, d.queuedAt, typeof d.params?.since === 'string'],
       );
       return;
     }

@@ -81,6 +81,30 @@ test('a later import reads only since the last success, and known leads stay one
   assert.is((await leads(server, org)).length, 125);
 });
 
+test('an operator run from a later day is no watermark: the next scheduled run reads from the last success before it', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedForm({ id: 'f-gap', pageId: 'pg-513', name: 'Gap form' });
+  await connectPage(server.services.store, { organizationId: org.organizationId, pageId: 'pg-513', token: 'page-token' }, server.services.secrets.encryptionKey, new Date());
+  await importJobs(server, org, 1);
+  const scope = 'page:pg-513';
+  const realNow = server.services.now;
+  try {
+    // Three hours later: a lead came an hour after the backfill, then the operator re-read from tomorrow only.
+    server.services.now = () => new Date(Date.now() + 3 * 3_600_000);
+    seedLead(sandbox, '9513001', 'f-gap', -3_600_000);
+    const tomorrow = new Date(Date.now() + 3 * 3_600_000 + DAY).toISOString().slice(0, 10);
+    await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'lead_import', scope, trigger: 'operator', params: { since: tomorrow } }, { organizationId: org.organizationId, actor: 'test' });
+    const [operator] = await importJobs(server, org, 2);
+    assert.match(operator.summary, /: 0 new, 0 already known$/);
+    await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'lead_import', scope, trigger: 'schedule' }, { organizationId: org.organizationId, actor: 'test' });
+    const [scheduled] = await importJobs(server, org, 3);
+    // It used to read from the operator run's start (less 15 minutes) and skip the lead for good.
+    assert.match(scheduled.summary, /^1 form, 1 leads since .*: 1 new, 0 already known$/, scheduled.summary);
+  } finally {
+    server.services.now = realNow;
+  }
+});
+
 test('--since is a day in the organisation\'s zone with its summer time: CET in July starts at 22:00Z', async ({ server, sandbox }) => {
   // PostgreSQL's AT TIME ZONE, used before, read CET as the fixed abbreviation +01:00 (23:00Z), an hour off the
   // day GET /leads and the reports count.
