@@ -58,18 +58,19 @@ function noticeLeadId(value: unknown): string | null {
  * created_time, else at its entry's time, else (neither readable) when the notice arrived, not in 1970.
  */
 export function leadgenNotices(body: unknown, receivedAt: Date): Notice[] {
-  const entries = (body as { entry?: { id?: unknown; time?: unknown; changes?: LeadgenChange[] }[] })?.entry;
+  // An entry or a change that is not an object (null in a signed body) is no notice, not a 500 the platform resends.
+  const entries = (body as { entry?: ({ id?: unknown; time?: unknown; changes?: (LeadgenChange | null)[] } | null)[] })?.entry;
   if (!Array.isArray(entries)) return [];
-  return entries.flatMap((entry) => (Array.isArray(entry.changes) ? entry.changes : []).flatMap((change): Notice[] => {
-    const v = change.value;
+  return entries.flatMap((entry) => (entry && Array.isArray(entry.changes) ? entry.changes : []).flatMap((change): Notice[] => {
+    const v = change?.value;
     const leadId = noticeLeadId(v?.leadgen_id);
-    if (change.field !== 'leadgen' || !v || leadId === null) return [];
-    const pageId = String(v.page_id ?? entry.id ?? '');
+    if (change?.field !== 'leadgen' || !v || leadId === null) return [];
+    const pageId = String(v.page_id ?? entry?.id ?? '');
     const formId = String(v.form_id ?? '');
     // Ids PostgreSQL cannot store (a NUL, a lone surrogate) name no lead the platform has: read as unreadable.
     if (unstorableText([leadId, pageId, formId])) return [];
     const created = typeof v.created_time === 'number' ? v.created_time * 1000 : Date.parse(String(v.created_time ?? ''));
-    const entryTime = Number(entry.time ?? 0) * 1000;
+    const entryTime = Number(entry?.time ?? 0) * 1000;
     const time = storable(created) ? created : storable(entryTime) ? entryTime : receivedAt.getTime();
     return [{
       platformLeadId: leadId, pageId, formId,

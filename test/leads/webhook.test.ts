@@ -241,6 +241,17 @@ test('a notice whose leadgen_id, page_id or form_id holds a NUL or a lone surrog
   }
 });
 
+test('an entry or a change that is null (or no object) in a signed notice is skipped, not a 500; the other changes count', async ({ server, sandbox, org }) => {
+  seed(sandbox, 'W-beside-null', 'beside-null@example.com');
+  const good = leadgenWebhookBody({ pageId: 'page-77', formId: 'form-77', leadId: 'W-beside-null', createdTime: '2025-06-01T09:00:00Z' }).entry[0];
+  for (const entry of [[null], [{ id: 'page-77', time: 1748768400, changes: [null, 7] }], [1, 'x'], [null, { ...good, changes: [null, ...good.changes] }]]) {
+    const raw = JSON.stringify({ object: 'page', entry });
+    const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
+    assert.equal([res.status, await res.json()], [200, { received: entry.length === 2 && entry[0] === null ? 1 : 0 }], raw);
+  }
+  assert.is((await leadStreamOf(server, org, 'W-beside-null')).length, 1);
+});
+
 test('a notice over 1 MB is 413 payload_too_large naming its own limit, not the API\'s 64 KB', async ({ server }) => {
   const res = await post(server, JSON.stringify({ object: 'page', entry: [], pad: 'x'.repeat(1024 * 1024) }), 'sha256=00');
   assert.is(res.status, 413);
