@@ -134,6 +134,20 @@ test('DELETE answers 204 with no body; afterwards the webhook is 404 everywhere 
   assert.equal((await server.request('GET', '/webhooks', { key: org.key })).body.data, []);
 });
 
+test('DELETE takes no body: none or {} deletes, a field in it is 400 invalid_json and the webhook stays', async ({ server }) => {
+  const org = await server.newOrganization();
+  const hook = await subscribe(server, org, HOOK);
+  const refused = await server.request('DELETE', `/webhooks/${hook.id}`, { key: org.key, body: { active: false } });
+  assert.is(refused.status, 400);
+  assert.is(refused.body.error.code, 'invalid_json');
+  assert.equal(refused.body.error.details, { unknown_fields: ['active'] });
+  assert.is((await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).status, 200, 'the refused DELETE kept the webhook');
+  assert.is((await server.request('DELETE', `/webhooks/${hook.id}`, { key: org.key, body: {} })).status, 204);
+  const other = await subscribe(server, org, HOOK);
+  assert.is((await server.request('DELETE', `/webhooks/${other.id}`, { key: org.key, body: 'x'.repeat(70_000) })).status, 413, '413 still applies');
+  assert.is((await server.request('DELETE', `/webhooks/${other.id}`, { key: org.key })).status, 204);
+});
+
 test('rotate-secret answers the new secret at once and only then', async ({ server }) => {
   const org = await server.newOrganization();
   const hook = await subscribe(server, org, HOOK);
