@@ -117,8 +117,10 @@ export async function rebuildProjector(pool: Pool, store: EventStore, projector:
     // A second pass picks up what arrived during the first, so the locked pass below stays short.
     const second = await replayFrom(client, store, projector, apply, first.position, { onProgress, total, seen: first.seen });
     if (writer) await inTransaction(client, () => writer.finish(client));
-    // Fresh statistics before the swap: the first queries on the new tables are planned on them.
-    for (const table of projector.tables) await client.query(`ANALYZE ${schema}.${table}`);
+    // Vacuumed and analysed before the swap: the first queries are planned on fresh statistics and read pages
+    // already marked all-visible, and autovacuum does not start on the just-written rows (a bulk-loaded table
+    // crosses its insert threshold) while the service answers from them.
+    for (const table of projector.tables) await client.query(`VACUUM (ANALYZE) ${schema}.${table}`);
     await client.query('BEGIN');
     // Rows written with their events land in the old tables until here; from here they wait for the swap.
     if (store.kind === 'postgres') await holdLiveWriters(client, projector.name);
