@@ -59,7 +59,9 @@ function checkEventTime(raw: string | undefined, now: Date): string | null {
   if (raw === undefined) return null;
   const at = Date.parse(raw);
   if (Number.isNaN(at)) throw validationError('event_time', 'Unix seconds or an ISO 8601 time');
-  if (at < now.getTime() - MAX_AGE_MS) throw validationError('event_time', 'at most 7 days old');
+  // Whole seconds, as event_time is sent to the platform and as the platform counts its 7 days: an event_time of
+  // exactly 7 days ago in Unix seconds is not refused because the request reached us some milliseconds later.
+  if (Math.floor(at / 1000) < Math.floor((now.getTime() - MAX_AGE_MS) / 1000)) throw validationError('event_time', 'at most 7 days old');
   if (at > now.getTime() + CLOCK_SKEW_MS) throw validationError('event_time', 'not in the future');
   return new Date(at).toISOString();
 }

@@ -188,6 +188,21 @@ test('an empty or blank event_id counts as absent, as every optional text field 
   }
 });
 
+// The request reaches the service some milliseconds after the caller read its clock: an event_time of exactly
+// 7 days ago (Unix seconds, as the platform counts them) was refused as more than 7 days old.
+test('event_time exactly 7 days old in Unix seconds is taken; a second more is not', async ({ server, s }) => {
+  // Early in a second, so the request is checked within the second the caller's clock read.
+  while (Date.now() % 1000 > 300) await new Promise((r) => setTimeout(r, 20));
+  const sevenDaysAgo = Math.floor(Date.now() / 1000) - 7 * 86400;
+  const exact = await post(server, s.key, { ...base(s), external_id: 'seven-days', event_time: sevenDaysAgo });
+  assert.is(exact.status, 202, JSON.stringify(exact.body));
+  const iso = await post(server, s.key, { ...base(s), external_id: 'seven-days-iso', event_time: new Date(sevenDaysAgo * 1000).toISOString() });
+  assert.is(iso.status, 202, JSON.stringify(iso.body));
+  const older = await post(server, s.key, { ...base(s), external_id: 'seven-days-and-a-second', event_time: sevenDaysAgo - 1 });
+  assert.is(older.status, 400);
+  assert.equal(older.body.error.details.fields, [{ field: 'event_time', message: 'at most 7 days old' }]);
+});
+
 test('event_time in the ISO 8601 forms integrators send: offsets without a colon, without minutes, times without seconds', async ({ server, s }) => {
   const at = new Date(Math.floor((Date.now() - 2 * 3600_000) / 60_000) * 60_000); // two hours ago, on a whole minute
   const pad = (n: number) => String(n).padStart(2, '0');
