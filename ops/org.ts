@@ -1,9 +1,8 @@
 // `ops org create`: organisations own all data.
 import { createOrganization } from '../commands/organization/handlers.ts';
 import { CliError, nameOption, type CommandGroup } from './context.ts';
-
 // The codes the HTTP edge takes for a sale's currency: an organisation's own currency is one of them.
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+import { isCurrencyCode } from '../commands/shared/currency.ts';
 
 export const orgCommands: CommandGroup = {
   create: {
@@ -18,7 +17,7 @@ export const orgCommands: CommandGroup = {
       } catch {
         throw new CliError(`unknown time zone ${timezone}`);
       }
-      if (!CURRENCIES.has(currency)) throw new CliError(`currency must be an ISO 4217 code, got ${currency}`);
+      if (!isCurrencyCode(currency)) throw new CliError(`currency must be an ISO 4217 code, got ${currency}`);
       // Country calling codes begin with 1-9: a leading 0 would be dropped from every normalised phone number.
       if (!/^[1-9]\d{0,2}$/.test(phoneCountryCode)) throw new CliError('--phone-country-code must be 1-3 digits, not beginning with 0');
       const org = await createOrganization(ctx.services.store, { name, timezone, currency, phoneCountryCode }, ctx.services.now());

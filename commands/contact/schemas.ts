@@ -1,11 +1,11 @@
 // zod schemas of the contact endpoints: bodies (strict: unknown fields are refused) and responses.
 import { z } from 'zod';
 import { chars } from '../shared/text.ts';
+import { isCurrencyCode } from '../shared/currency.ts';
 import { NOTE_KINDS, STAGES } from './contact.ts';
 import { TAG_MAX_LENGTH, TAGS_PER_CONTACT } from './fields.ts';
 import { CALLER_ZONED_TIME, isoFromCaller, isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../shared/time.ts';
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 /**
  * The largest sale value. Reports sum sale values in millionths in 64-bit cells (at most 9.2 * 10^12 units each):
  * at 10^12 ten sales of one campaign in 56 days overflowed a cell and stopped the reporting projector for every
@@ -79,7 +79,7 @@ export const StageBody = z.object({
   value: z.number().nonnegative().max(MAX_SALE_VALUE).optional()
     .describe('Sale value (0 to 10^10), counted once on the newest lead whose event is queued'),
   // Trimmed, and blank is absent, as POST /events reads its currency (' usd ' was refused here, taken there).
-  currency: z.string().transform((c) => c.trim().toUpperCase()).refine((c) => c === '' || CURRENCIES.has(c), 'an ISO 4217 currency code').optional()
+  currency: z.string().transform((c) => c.trim().toUpperCase()).refine((c) => c === '' || isCurrencyCode(c), 'an ISO 4217 currency code').optional()
     .describe('ISO 4217 currency code of the value, e.g. PLN (any case, spaces around ignored); a value without it (or with a blank one) is in the organisation currency, and it is not kept without a value'),
 }).strict();
 

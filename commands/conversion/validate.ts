@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { validationError } from '../shared/errors.ts';
 import { charCount } from '../shared/text.ts';
+import { isCurrencyCode } from '../shared/currency.ts';
 import type { Trigger } from './conversion.ts';
 
 export interface ConversionInput {
@@ -32,7 +33,6 @@ export const MAX_AGE_MS = 7 * 86_400_000;
 /** Senders' clocks drift; an event this far in the future is still taken as "now". */
 export const CLOCK_SKEW_MS = 5 * 60_000;
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 /** The largest conversion value: it goes to the platform only (the reports count stage-change sale values). */
 export const MAX_CONVERSION_VALUE = 1e12;
 
@@ -70,7 +70,7 @@ function checkValue(value: number | undefined, currency: string | undefined): { 
   if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > MAX_CONVERSION_VALUE)) throw validationError('value', 'a number from 0 to 10^12');
   if (currency !== undefined) {
     const code = currency.toUpperCase();
-    if (!CURRENCIES.has(code)) throw validationError('currency', 'an ISO 4217 code such as PLN or EUR');
+    if (!isCurrencyCode(code)) throw validationError('currency', 'an ISO 4217 code such as PLN or EUR');
     // The spec requires currency with value, not the other way round: a currency alone is kept (and sent).
     return value === undefined ? { currency: code } : { value, currency: code };
   }
