@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { checkHeaderOnly, csvOptions, delimiterOf, EMPTY_EXPORT, LeadExportError, leadFromCsvRecord, leadFromJsonItem, type PlatformLead } from './lead-export.ts';
+import { checkHeaderOnly, csvOptions, delimiterOf, EMPTY_EXPORT, isBlankRecord, LeadExportError, leadFromCsvRecord, leadFromJsonItem, type PlatformLead } from './lead-export.ts';
 import { JsonItemReader, MAX_ITEM_CHARS, type JsonItem } from './json-items.ts';
 
 export interface ExportSource {
@@ -22,7 +22,7 @@ export interface ExportSource {
   onBadRow?: (bad: BadRow) => void;
 }
 
-/** A lead of the file left out: its row (its place in the JSON array, or its CSV line), its id as written, why. */
+/** A lead of the file left out: its row (its place in the JSON array, or its row in the CSV, the header being 1), its id as written, why. */
 export interface BadRow {
   row: number;
   platformLeadId: string;
@@ -117,14 +117,19 @@ async function* csvLeads(source: ExportSource, start: string, texts: AsyncGenera
   const parser = parse({ ...csvOptions(delimiterOf(head)), max_record_size: MAX_ITEM_CHARS });
   // pipeline: a reader that stops early (a refused row) stops the file's reading too.
   const records = pipeline(Readable.from(withHead(head, texts)), parser, () => {});
+  // The header is row 1; a blank row is no lead but keeps its number.
   let row = 1;
+  let filled = 0;
   try {
     for await (const record of records) {
       const r = record as Record<string, string>;
-      const lead = leadOrBadRow(source, ++row, r.id, () => leadFromCsvRecord(r, row, timezone));
+      row++;
+      if (isBlankRecord(r)) continue;
+      filled++;
+      const lead = leadOrBadRow(source, row, r.id, () => leadFromCsvRecord(r, row, timezone));
       if (lead) yield lead;
     }
-    if (row === 1) checkHeaderOnly(head);
+    if (filled === 0) checkHeaderOnly(head);
   } catch (error) {
     if (error instanceof CsvError) throw new LeadExportError(`cannot read the CSV: ${error.message}`, null);
     throw error;

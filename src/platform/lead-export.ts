@@ -190,8 +190,18 @@ export function delimiterOf(text: string): string {
   return counts.sort((a, b) => b[1] - a[1])[0][0];
 }
 
-/** How csv-parse reads the Ads Manager export (one record a row, keyed by the header). */
-export const csvOptions = (delimiter: string) => ({ columns: true, bom: true, skip_empty_lines: true, trim: true, delimiter, relax_column_count: true }) as const;
+/**
+ * How csv-parse reads the Ads Manager export (one record a row, keyed by the header). Empty lines are records too,
+ * so that each record's place is its row in the sheet (isBlankRecord passes over them).
+ */
+export const csvOptions = (delimiter: string) => ({ columns: true, bom: true, trim: true, delimiter, relax_column_count: true }) as const;
+
+/**
+ * A blank row (an empty line, or only separators): no lead, but it keeps its row number, so a bad row is named by
+ * its row in the sheet, as sheets_sync names one. Empty lines used to be skipped before counting, so every row
+ * after one was named too early, and a row of separators only refused the file as a lead without an id.
+ */
+export const isBlankRecord = (r: Record<string, string>): boolean => Object.values(r).every((value) => (value ?? '') === '');
 
 /**
  * A file's lead names its form (the webhook's notice does that for a fetched one): its form source hangs on it.
@@ -204,7 +214,7 @@ function exportedLead(lead: PlatformLead, row: number): PlatformLead {
 }
 
 /**
- * One record of the Ads Manager CSV (keyed by its header) as a lead; `row` is its line, the header being 1;
+ * One record of the Ads Manager CSV (keyed by its header) as a lead; `row` is its row in the sheet, the header being 1;
  * `timezone` the organisation's, for a created_time written without a zone.
  */
 export function leadFromCsvRecord(r: Record<string, string>, row: number, timezone: string): PlatformLead {
@@ -229,9 +239,10 @@ export function leadFromCsvRecord(r: Record<string, string>, row: number, timezo
 }
 
 function parseCsv(text: string, timezone: string): PlatformLead[] {
-  const rows = parse(text, csvOptions(delimiterOf(text))) as Array<Record<string, string>>;
+  const records = parse(text, csvOptions(delimiterOf(text))) as Array<Record<string, string>>;
+  const rows = records.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => !isBlankRecord(r));
   if (rows.length === 0) checkHeaderOnly(text);
-  return rows.map((r, i) => leadFromCsvRecord(r, i + 2, timezone));
+  return rows.map(({ r, row }) => leadFromCsvRecord(r, row, timezone));
 }
 
 /**

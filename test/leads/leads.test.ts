@@ -384,6 +384,40 @@ test('ops leads import with bad rows among good ones: every bad row named at onc
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import names a bad CSV row by its row in the sheet: blank rows keep their numbers and are no leads, a two-line cell is one row', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  const cli = (file: string, ...more: string[]) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, ...more], { env })
+    .then((out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }), (error: { code: number; stdout: string; stderr: string }) => error);
+  // As a spreadsheet shows it: 1 header, 2 BR-1, 3 blank, 4 BR-2, 5 separators only, 6 BR-3 (one row), 7 BR-4, 8 BR-5.
+  const file = path.join(dir, 'blank-rows.csv');
+  fs.writeFileSync(file, 'id,created_time,form_id,full_name,email\n'
+    + 'l:BR-1,2025-05-07T10:00:00+0000,f:form-br,Ala,br1@example.com\n'
+    + '\n'
+    + 'l:BR-2,yesterday,f:form-br,Ola,br2@example.com\n'
+    + ',,,,\n'
+    + 'l:BR-3,2025-05-07T11:00:00+0000,f:form-br,"Ewa\nNowak",br3@example.com\n'
+    + 'l:BR-4,2025-05-07T12:00:00+0000,,Iza,br4@example.com\n'
+    + 'l:BR-5,2025-05-07T13:00:00+0000,f:form-br,Ula,br5@example.com\n');
+  const refused = await cli(file, '--json');
+  assert.is(refused.code, 2);
+  assert.is(refused.stdout, '');
+  assert.is(refused.stderr, `${file}: row 4: created_time "yesterday" is not a date-time; row 7: lead BR-4 without form_id; nothing imported (--skip-invalid imports the other 3 leads and leaves these out)\n`);
+  const skipped = await cli(file, '--skip-invalid', '--json');
+  assert.is(skipped.code, 0, skipped.stderr);
+  assert.equal(JSON.parse(skipped.stdout), {
+    read: 5, created: 3, completed: 0, known: 0,
+    refused: [
+      { row: 4, platform_lead_id: 'BR-2', reason: 'created_time "yesterday" is not a date-time' },
+      { row: 7, platform_lead_id: 'BR-4', reason: 'lead BR-4 without form_id' },
+    ],
+  });
+  await server.settle();
+  const { rows } = await server.services.pool.query("SELECT platform_lead_id FROM leads WHERE organization_id = $1 AND platform_lead_id LIKE 'BR-%' ORDER BY 1", [org.organizationId]);
+  assert.equal(rows.map((r) => r.platform_lead_id), ['BR-1', 'BR-3', 'BR-5']);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('ops leads import stopped by a lead the store will not take says how far it got, and the same file again adds only the rest', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };

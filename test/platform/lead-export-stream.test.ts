@@ -71,7 +71,7 @@ test('a file without a .csv name is told by its first character; a blank one is 
 
 test('a CSV with no row is a form without leads only when its header has id; one line of anything else is refused, not "0 leads read"', async ({ dir }) => {
   const refusal = /^not the platform's lead export: no row, and the CSV header has no id column$/;
-  for (const [name, text] of [['note.txt', 'garbage\n'], ['other.csv', 'Order,Stage,E-mail']]) {
+  for (const [name, text] of [['note.txt', 'garbage\n'], ['other.csv', 'Order,Stage,E-mail'], ['spaced.csv', 'Order,Stage\n\n,\n']]) {
     const file = path.join(dir, name);
     fs.writeFileSync(file, text);
     await streamed(file).then(() => assert.unreachable(name), (error: Error) => assert.match(error.message, refusal, name));
@@ -81,6 +81,32 @@ test('a CSV with no row is a form without leads only when its header has id; one
   fs.writeFileSync(empty, '\uFEFF"id","created_time","form_id"\r\n');
   assert.equal(await streamed(empty), []);
   assert.equal(parseLeadExport('id\tcreated_time\tform_id\n', 'csv'), []);
+});
+
+test('a CSV row is named by its row in the sheet: a blank row (an empty line, only separators) is no lead but keeps its number, a quoted cell on two lines is one row', async ({ dir }) => {
+  const text = 'id,created_time,form_id,email\n'
+    + 'l:B-1,2025-03-01T10:00:00+0000,f:9,b1@example.com\n'
+    + '\n'
+    + 'l:B-2,yesterday,f:9,b2@example.com\n'
+    + ',,,\n'
+    + 'l:B-3,2025-03-01T10:00:00+0000,f:9,"two\nlines"\n'
+    + 'l:B-4,2025-03-01T10:00:00+0000,,b4@example.com\n'
+    + 'l:B-5,2025-03-01T10:00:00+0000,f:9,b5@example.com\n';
+  const file = path.join(dir, 'blank-rows.csv');
+  fs.writeFileSync(file, text);
+  const handle = await fs.promises.open(file, 'r');
+  const bad: { row: number; platformLeadId: string }[] = [];
+  const leads: PlatformLead[] = [];
+  try {
+    for await (const lead of readLeadExport({ file: handle, name: file, onBadRow: (b) => bad.push({ row: b.row, platformLeadId: b.platformLeadId }) })) leads.push(lead);
+  } finally {
+    await handle.close();
+  }
+  // Rows 1-8 as a spreadsheet shows the file: the header, B-1, blank, B-2, blank, B-3 (one row), B-4, B-5.
+  assert.equal(bad, [{ row: 4, platformLeadId: 'B-2' }, { row: 7, platformLeadId: 'B-4' }]);
+  assert.equal(leads.map((l) => l.platformLeadId), ['B-1', 'B-3', 'B-5']);
+  assert.throws(() => parseLeadExport(text, 'csv'), (e: unknown) => (e as { row?: number }).row === 4);
+  assert.equal(parseLeadExport(text.replace('yesterday', '2025-03-01T10:00:00+0000').replace(',,b4', ',f:9,b4'), 'csv').map((l) => l.platformLeadId), ['B-1', 'B-2', 'B-3', 'B-4', 'B-5']);
 });
 
 test.run();
