@@ -131,7 +131,8 @@ export const jobCommands: CommandGroup = {
     usage: 'jobs cancel NUMBER --org ID',
     async run(ctx) {
       const number = positiveInteger(positional(ctx, 0, 'job number'), 'the job number');
-      const organizationId = required(ctx, 'org');
+      // An unknown organisation is its own not_found, as in every --org command, not 'no such job'.
+      const organizationId = await existingOrganization(ctx);
       const position = await cancelJob(ctx.services, organizationId, number, { organizationId, actor: 'operator' });
       await ctx.settle(position);
       ctx.print(`job ${number} cancelled`);

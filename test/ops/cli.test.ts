@@ -103,11 +103,11 @@ test('leads import --file: a relative path is read from the directory the operat
   }
 });
 
-test('an --org that names no organisation is the same not_found line in reports and leads import as in every other command', async (ctx) => {
+test('an --org that names no organisation is the same not_found line in reports, leads import and jobs cancel as in every other command', async (ctx) => {
   const file = path.join(os.tmpdir(), `ops-no-org-${process.pid}.json`);
   await fs.writeFile(file, '[]');
   try {
-    for (const args of [['reports', 'campaign'], ['reports', 'creative'], ['leads', 'import', '--file', file]]) {
+    for (const args of [['reports', 'campaign'], ['reports', 'creative'], ['leads', 'import', '--file', file], ['jobs', 'cancel', '1']]) {
       const res = await runOps(ctx.db.url, [...args, '--org', 'no-such-org', '--json']);
       assert.is(res.code, 2, args.join(' '));
       assert.is(res.stdout, '', args.join(' '));
