@@ -43,6 +43,7 @@ export function parseCommandLine(argv: string[]): { words: string[]; options: Re
   const words: string[] = [];
   const options: Record<string, string | undefined> = {};
   let valueless: string | null = null;
+  let twice: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('--')) {
@@ -52,6 +53,9 @@ export function parseCommandLine(argv: string[]): { words: string[]; options: Re
     const [written, inline] = arg.slice(2).split(/=(.*)/s, 2);
     // The HTTP parameters' spelling is accepted too: `--ad_account` is `--ad-account`, `--as_of` is `--as-of`.
     const name = written.replace(/_/g, '-');
+    // An option given twice is refused like a word too many: `contacts merge A --into B --into C` must not merge
+    // into C alone (the last one used to win without a word). A flag twice says the same thing once more.
+    if (options[name] !== undefined && (inline !== undefined || !FLAGS.has(name))) twice ??= name;
     if (inline !== undefined) options[name] = inline;
     else if (FLAGS.has(name)) options[name] = 'true';
     // The next word is the value, unless it is an option itself: `--name --json` lacks a name, it does not
@@ -61,6 +65,7 @@ export function parseCommandLine(argv: string[]): { words: string[]; options: Re
   }
   // `--help` shows the usage whatever else the line holds: `org create --name --help` asks how to give the name.
   if (valueless !== null && options.help !== 'true') throw new CliError(`--${valueless} needs a value`);
+  if (twice !== null && options.help !== 'true') throw new CliError(`--${twice} is given twice: give it once`);
   return { words, options, json: options.json === 'true' };
 }
 

@@ -20,6 +20,12 @@ test('an option followed by another option has no value; --json is never taken a
   assert.equal(parsed.options, { name: 'Acme', json: 'true' });
   assert.ok(parsed.json);
   assert.equal(parseCommandLine(['org', 'create', '--name=--odd', '--json']).options.name, '--odd');
+  // An option twice is refused (under either spelling); a flag twice is the flag; --help still shows the usage.
+  for (const argv of [['contacts', 'merge', 'A', '--into', 'B', '--into', 'C'], ['reports', 'creative', '--ad-account', 'act_1', '--ad_account=act_2']]) {
+    assert.throws(() => parseCommandLine(argv), (e: unknown) => e instanceof CliError && /^--(into|ad-account) is given twice/.test(e.message), argv.join(' '));
+  }
+  assert.equal(parseCommandLine(['key', 'list', '--org', 'O', '--json', '--json']).options, { org: 'O', json: 'true' });
+  assert.is(parseCommandLine(['contacts', 'merge', 'A', '--into', 'B', '--into', 'C', '--help']).options.help, 'true');
 });
 
 const root = path.join(import.meta.dirname, '..', '..');
@@ -126,12 +132,17 @@ test('an option may be spelled as its HTTP parameter, with underscores', () => {
 test('an unknown option is exit 2 on stderr with nothing on stdout and nothing created; the same command without it works', async (ctx) => {
   const count = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
   const before = await count();
-  for (const args of [['org', 'create', '--name', 'Typo', '--bogus', '--json'], ['org', 'create', '--name', 'Typo', '--timezon', 'UTC', '--json'], ['org', 'create', '--name', '--json']]) {
+  const given = [
+    ['org', 'create', '--name', 'Typo', '--bogus', '--json'], ['org', 'create', '--name', 'Typo', '--timezon', 'UTC', '--json'], ['org', 'create', '--name', '--json'],
+    ['org', 'create', '--name', 'Typo', '--timezone', 'UTC', '--timezone=Europe/Warsaw', '--json'], ['org', 'create', '--name', 'Typo', '--name', 'Other', '--json'],
+  ];
+  for (const args of given) {
     const res = await runOps(ctx.db.url, args);
     assert.is(res.code, 2, args.join(' '));
     assert.is(res.stdout, '', args.join(' '));
-    // `--bogus --json` reads as --bogus without its value; `--timezon UTC` as an option the command lacks.
-    assert.match(res.stderr, /--bogus needs a value|unknown option --timezon|--name needs a value/, args.join(' '));
+    // `--bogus --json` reads as --bogus without its value; `--timezon UTC` as an option the command lacks; an option
+    // given twice as neither value (the last one used to win without a word).
+    assert.match(res.stderr, /--bogus needs a value|unknown option --timezon|--name needs a value|--(timezone|name) is given twice/, args.join(' '));
   }
   assert.is(await count(), before);
   const ok = await runOps(ctx.db.url, ['org', 'create', '--name', 'Acme', '--timezone', 'UTC', '--json']);
