@@ -13,7 +13,9 @@ export async function connectPage(
   now: Date,
 ): Promise<{ pageId: string; position: Position }> {
   if (!/^[A-Za-z0-9_.-]{1,100}$/.test(input.pageId)) throw validationError('page', 'a platform page id');
-  if (input.token.trim() === '') throw validationError('token', 'the page access token');
+  // A token with a space inside is a paste gone wrong (two words, a line break): every fetch of the page's leads
+  // would be refused, so it is refused here, as a target's token is.
+  if (input.token.trim() === '' || /\s/.test(input.token.trim())) throw validationError('token', 'the page access token (not empty, no spaces)');
   await requireOrganization(store, input.organizationId);
   const handled = await handleCommand(store, pageStream(input.pageId), pageAggregate, (state) =>
     decideConnectPage(state, {

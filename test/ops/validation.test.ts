@@ -165,6 +165,17 @@ test('jobs enqueue sheets_sync: a spreadsheet source without a CSV address has n
   assert.is(queued.code, 0, queued.stderr);
 });
 
+test('page connect --token: an empty token or one with a space inside is refused, as a target\'s is; one with spaces around it is trimmed', async (ctx) => {
+  const connect = (token: string) => ['page', 'connect', '--org', ctx.org, '--page', '919191', '--token', token];
+  await refused(ctx, [
+    [connect('EAAB page token'), /^validation_error: --token: the page access token \(not empty, no spaces\)/],
+    [connect('EAAB-one\nEAAB-two'), /^validation_error: --token: the page access token/],
+    [connect('   '), /^validation_error: --token: the page access token/],
+  ]);
+  const res = await ops(ctx, connect(' EAAB-page-token '));
+  assert.is(res.code, 0, res.stderr);
+});
+
 test('page connect: a page connected to another organisation is moved, and the command says from where', async (ctx) => {
   const other = await idOf(ctx, ['org', 'create', '--name', 'Other']);
   const connect = (org: string) => ['page', 'connect', '--org', org, '--page', '909090', '--token', 'P'];
