@@ -153,13 +153,17 @@ export function inCardTurn<T>(services: Pick<Services, 'store' | 'streamLocks'>,
 
 export const loadContact = (store: EventStore, contactId: string) => loadAggregate(store, contactStream(contactId), contactAggregate);
 
-/** The card a merged card now lives on (itself when it is not merged). */
+/**
+ * The card a merged card now lives on (itself when it is not merged). A merge needs both cards live, so a chain
+ * never loops and may be as long as the merges made along it (a 20-hop bound answered 500 past 20 merges).
+ */
 export async function survivorOf(store: EventStore, contactId: string): Promise<{ contactId: string; state: ContactState; revision: bigint | 'no_stream' }> {
-  let id = contactId;
-  for (let hop = 0; hop < 20; hop++) {
+  const seen = new Set<string>();
+  for (let id = contactId; !seen.has(id); ) {
+    seen.add(id);
     const { state, revision } = await loadContact(store, id);
     if (state.mergedInto === null) return { contactId: id, state, revision };
     id = state.mergedInto;
   }
-  throw new Error(`contact ${contactId}: merge chain too long`);
+  throw new Error(`contact ${contactId}: merge chain loops`);
 }

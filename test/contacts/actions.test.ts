@@ -224,6 +224,21 @@ test('the survivor of a merge may take the phone and e-mail of the card merged i
   assert.equal([taken.status, taken.body.error.code, taken.body.error.details], [409, 'contact_exists', { contact_id: other.id }]);
 });
 
+test('a long chain of merges (each survivor merged on) still names the live card: contact_exists and a lead find it, no 500', async ({ server, org }) => {
+  // A merge needs both cards live, so a chain has no loop; it used to be followed for 20 hops only.
+  const cards = [await contact(server, org)];
+  for (let i = 0; i < 22; i++) {
+    const next = await contact(server, org);
+    await mergeContacts(server.services, { fromId: cards[cards.length - 1].id, intoId: next.id }, new Date());
+    cards.push(next);
+  }
+  const live = cards[cards.length - 1].id;
+  const again = await server.request('POST', '/contacts', { key: org.key, body: { phone: cards[0].phone } });
+  assert.equal([again.status, again.body.error?.code, again.body.error?.details], [409, 'contact_exists', { contact_id: live }], JSON.stringify(again.body));
+  const lead = await importLead(server, org, { id: `chain-${seq}`, phone: cards[0].phone });
+  assert.is(lead.contactId, live);
+});
+
 test('round robin: each new contact gets the next owner in turn; off again means no owner', async ({ server, other }) => {
   await configureRoundRobin(server.services.store, { organizationId: other.organizationId, users: ['u1', 'u2', 'u3'] }, new Date());
   const owners: (string | null)[] = [];
