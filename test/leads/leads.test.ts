@@ -12,6 +12,13 @@ import { formSourceId } from '../../commands/source/handlers.ts';
 import { sourceStream } from '../../commands/source/source.ts';
 
 const run = promisify(execFile);
+
+/** `ops leads import --org ORG --file FILE ...more`, answering its exit code and output whether it fails or not. */
+function leadsImport(server: TestServer, org: TestOrg) {
+  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
+  return (file: string, ...more: string[]) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, ...more], { env })
+    .then((out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }), (error: { code: number; stdout: string; stderr: string }) => error);
+}
 const test = suite<{ server: TestServer; org: TestOrg; other: TestOrg }>('Leads: intake, people, cycles and reads');
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
@@ -346,9 +353,7 @@ test('ops leads import refuses a file it cannot take whole (a lead without form_
 
 test('ops leads import with bad rows among good ones: every bad row named at once and nothing imported; --skip-invalid imports the others and lists the bad ones', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
-  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
-  const cli = (file: string, ...more: string[]) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, ...more], { env })
-    .then((out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const cli = leadsImport(server, org);
   const lead = (id: string, more: object = {}) => ({ id, created_time: '2025-05-06T10:00:00+0000', form_id: 'form-s', field_data: [{ name: 'email', values: [`${id}@example.com`] }], ...more });
   const file = path.join(dir, 'mixed.json');
   fs.writeFileSync(file, JSON.stringify([lead('S-1'), lead('S-2', { created_time: 'yesterday' }), lead('S-3'), lead('S-4', { form_id: '' }), lead('S-5')]));
@@ -386,9 +391,7 @@ test('ops leads import with bad rows among good ones: every bad row named at onc
 
 test('ops leads import names a bad CSV row by its row in the sheet: blank rows keep their numbers and are no leads, a two-line cell is one row', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
-  const env = { ...process.env, DATABASE_URL: server.db.url, LOG_LEVEL: 'silent' };
-  const cli = (file: string, ...more: string[]) => run(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'leads', 'import', '--org', org.organizationId, '--file', file, ...more], { env })
-    .then((out) => ({ code: 0, stdout: out.stdout, stderr: out.stderr }), (error: { code: number; stdout: string; stderr: string }) => error);
+  const cli = leadsImport(server, org);
   // As a spreadsheet shows it: 1 header, 2 BR-1, 3 blank, 4 BR-2, 5 separators only, 6 BR-3 (one row), 7 BR-4, 8 BR-5.
   const file = path.join(dir, 'blank-rows.csv');
   fs.writeFileSync(file, 'id,created_time,form_id,full_name,email\n'
