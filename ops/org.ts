@@ -1,8 +1,7 @@
 // `ops org create`: organisations own all data.
 import { createOrganization } from '../commands/organization/handlers.ts';
-import { CliError, nameOption, type CommandGroup } from './context.ts';
-// The codes the HTTP edge takes for a sale's currency: an organisation's own currency is one of them.
 import { isCurrencyCode } from '../commands/shared/currency.ts';
+import { CliError, nameOption, type CommandGroup } from './context.ts';
 
 export const orgCommands: CommandGroup = {
   create: {
@@ -17,6 +16,7 @@ export const orgCommands: CommandGroup = {
       } catch {
         throw new CliError(`unknown time zone ${timezone}`);
       }
+      // The codes the HTTP edge takes for a sale's currency: an organisation's own currency is one of them.
       if (!isCurrencyCode(currency)) throw new CliError(`currency must be an ISO 4217 code, got ${currency}`);
       // Country calling codes begin with 1-9: a leading 0 would be dropped from every normalised phone number.
       if (!/^[1-9]\d{0,2}$/.test(phoneCountryCode)) throw new CliError('--phone-country-code must be 1-3 digits, not beginning with 0');

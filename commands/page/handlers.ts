@@ -15,11 +15,12 @@ export async function connectPage(
   if (!/^[A-Za-z0-9_.-]{1,100}$/.test(input.pageId)) throw validationError('page', 'a platform page id');
   // A token with a space inside is a paste gone wrong (two words, a line break): every fetch of the page's leads
   // would be refused, so it is refused here, as a target's token is.
-  if (input.token.trim() === '' || /\s/.test(input.token.trim())) throw validationError('token', 'the page access token (not empty, no spaces)');
+  const token = input.token.trim();
+  if (token === '' || /\s/.test(token)) throw validationError('token', 'the page access token (not empty, no spaces)');
   await requireOrganization(store, input.organizationId);
   const handled = await handleCommand(store, pageStream(input.pageId), pageAggregate, (state) =>
     decideConnectPage(state, {
-      organizationId: input.organizationId, pageId: input.pageId, tokenCiphertext: seal(input.token.trim(), encryptionKey), connectedAt: now.toISOString(),
+      organizationId: input.organizationId, pageId: input.pageId, tokenCiphertext: seal(token, encryptionKey), connectedAt: now.toISOString(),
     }), { organizationId: input.organizationId, actor: 'operator' });
   return { pageId: input.pageId, position: handled.append!.position };
 }
