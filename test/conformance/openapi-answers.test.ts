@@ -4,6 +4,7 @@
 // not document. Each endpoint is driven with realistic data (leads with ads and answers, conversions accepted
 // and refused by the sandbox platform, jobs, spend and creatives for the reports, webhook pushes to a local
 // receiver), and with every error status its operation documents.
+import http from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Ajv2020Module from 'ajv/dist/2020.js';
@@ -96,6 +97,26 @@ function check(ctx: Ctx, method: string, template: string, path: string, res: An
   res.headers.forEach((_value, name) => {
     if (!documented.has(name) && !TRANSPORT_HEADERS.includes(name)) ctx.problems.push(`${where}: undocumented header ${name}`);
   });
+}
+
+/** A body over 64 KB sent with a GET or DELETE (fetch sends none with a GET), checked like any other answer. */
+async function callWithBigBody(ctx: Ctx, method: string, template: string, path: string): Promise<void> {
+  const body = JSON.stringify({ padding: 'x'.repeat(70_000) });
+  const res = await new Promise<Answer>((resolve, reject) => {
+    const headers = { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const req = http.request(`${ctx.server.origin}/v1${path}`, { method, headers }, (answer) => {
+      let text = '';
+      answer.on('data', (chunk) => { text += chunk; });
+      answer.on('end', () => {
+        const received = new Headers();
+        for (const [name, value] of Object.entries(answer.headers)) if (typeof value === 'string') received.set(name, value);
+        resolve({ status: answer.statusCode ?? 0, headers: received, body: text ? JSON.parse(text) : undefined });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  check(ctx, method, template, path, res);
 }
 
 /** A request to /v1{path}, checked as an answer of `METHOD template`; by default with a key of every scope. */
@@ -259,7 +280,7 @@ const BODIES: Record<string, unknown> = {
   'POST /webhooks': { url: 'https://example.com/body', events: ['lead.created'] }, 'PATCH /webhooks/{id}': { description: 'Body' },
 };
 
-test('the errors every operation documents: 400, 401, 403, 404, 413, 409 and 422 of the Idempotency-Key, 429', async (ctx) => {
+test('the errors every operation documents: 400, 401, 403, 404, 413 (a GET or DELETE with a body too), 409 and 422 of the Idempotency-Key, 429', async (ctx) => {
   const { server, conv } = ctx;
   const revoked = await server.newKey(conv.organizationId, ALL_SCOPES);
   await revokeApiKey(server.services.store, revoked.keyId, new Date());
@@ -287,6 +308,7 @@ test('the errors every operation documents: 400, 401, 403, 404, 413, 409 and 422
     await call(ctx, method, template, path, { key: limited.key, body });
     if (template.includes('{')) await call(ctx, method, template, path, { body });
     if (body) await call(ctx, method, template, path, { body: { ...(body as object), padding: 'x'.repeat(70_000) } });
+    if (method === 'GET' || method === 'DELETE') await callWithBigBody(ctx, method, template, path);
     if (method === 'POST') {
       // The same request again: the stored answer replayed. The same key with another path or body: 422. The
       // same request while the first still runs: 409.
