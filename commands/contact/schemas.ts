@@ -95,7 +95,8 @@ export const NoteBody = z.object({
 export const TagsBody = z.object({
   add: tags.default([]).describe(`Tags to add: ${TAG_RULE}`),
   remove: tags.default([]).describe(`Tags to remove, each 1-${TAG_MAX_LENGTH} characters after trimming; add and remove may not both be empty`),
-}).strict();
+  // Said here too (decideChangeTags keeps the rule), so that the document marks this body required: {} is refused.
+}).strict().refine((b) => b.add.length > 0 || b.remove.length > 0, { path: ['add'], message: 'add or remove must name at least one tag' });
 
 export const SmsOptoutBody = z.object({ sms_optout: z.boolean() }).strict();
 

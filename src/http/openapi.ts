@@ -104,6 +104,11 @@ function successResponse(route: RouteDef, schemas: SchemaCollector): Record<stri
   return { [String(status)]: { description, headers, ...content } };
 }
 
+/** A request without a body is read as {} (register.ts): the body is optional where its schema takes {}. */
+function takesEmptyBody(route: RouteDef): boolean {
+  return route.body?.safeParse({}).success ?? true;
+}
+
 function operation(route: RouteDef, success: Record<string, unknown>, schemas: SchemaCollector): Record<string, unknown> {
   const scopeText = route.scope ? `Required scope: \`${route.scope}\`.` : 'No scope needed: any valid key.';
   return {
@@ -113,7 +118,7 @@ function operation(route: RouteDef, success: Record<string, unknown>, schemas: S
     tags: [route.tag],
     ...(route.scope ? { 'x-required-scope': route.scope } : {}),
     parameters: parameters(route, schemas),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.convert(route.body, 'input') } } } } : {}),
+    ...(route.body ? { requestBody: { required: !takesEmptyBody(route), content: { 'application/json': { schema: schemas.convert(route.body, 'input') } } } } : {}),
     responses: { ...success, ...errorResponses(route) },
   };
 }

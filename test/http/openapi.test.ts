@@ -196,6 +196,23 @@ test('every operation that reads a body documents the 413 it answers to one over
   assert.not.ok(document.paths['/webhooks/{id}/rotate-secret'].post.responses['413']);
 });
 
+// POST /contacts takes a request without a body (no field of it is required) and so does PATCH /contacts/{id} (no
+// change), but the document marked every request body required, so a client following it could not know that.
+test('a request body is documented as required exactly where a request without one is refused', async ({ server }) => {
+  const org = await server.newOrganization();
+  const contact = await server.request('POST', '/contacts', { key: org.key, body: { email: 'nobody@example.com' } });
+  const hook = await server.request('POST', '/webhooks', { key: org.key, body: { url: 'https://example.com/nobody', events: ['lead.created'] } });
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const differs: string[] = [];
+  for (const route of routes.filter((r) => r.body)) {
+    const path = route.path.replace(':id', route.path.startsWith('/webhooks') ? hook.body.id : contact.body.id);
+    const res = await server.request(route.method.toUpperCase(), path, { key: org.key });
+    const required = document.paths[openApiPath(route.path)][route.method].requestBody.required;
+    if (required !== (res.status === 400)) differs.push(`${route.method.toUpperCase()} ${route.path}: ${res.status}, required ${required}`);
+  }
+  assert.equal(differs, []);
+});
+
 /** What every route declaration must carry so that the document is complete. */
 function missingSchemas(route: RouteDef): string[] {
   const missing: string[] = [];
