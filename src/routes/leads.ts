@@ -9,11 +9,14 @@ import { jsonListBody } from './contactView.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const OFFSET = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
-/** `from` admits its instant and later ones (a finer time rounded up to the millisecond), `to` its instant and earlier. */
+/**
+ * `from` admits its instant and later ones (a finer time rounded up to the millisecond, a wall-clock one too:
+ * .000100 read as .000 admitted a lead of .000), `to` its instant and earlier.
+ */
 function toBound(value: string | undefined, end: 'from' | 'to'): TimeBound | undefined {
   if (value === undefined) return undefined;
   if (DAY.test(value)) return { day: value };
-  if (!OFFSET.test(value)) return { local: value };
+  if (!OFFSET.test(value)) return { local: end === 'from' ? atOrAfter(`${value}Z`).slice(0, -1) : value };
   return { instant: end === 'from' ? atOrAfter(value) : new Date(value).toISOString() };
 }
 

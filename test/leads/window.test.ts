@@ -56,6 +56,10 @@ test('a time finer than the millisecond: from admits only the leads at or after 
   assert.equal(await walk(server, org, `limit=5&from=${encodeURIComponent('2025-01-02T12:00:00.0001Z')}&to=2025-01-03`), days(3, 3));
   assert.equal(await walk(server, org, `limit=5&from=${encodeURIComponent('2025-01-01T13:00:00.000000+01:00')}&to=2025-01-02`), days(1, 2));
   assert.equal(await walk(server, org, `limit=5&to=${encodeURIComponent('2025-01-02T11:59:59.9999Z')}`), days(1, 1));
+  // The same without an offset (a wall-clock time, as Python's isoformat of a naive datetime writes it).
+  assert.equal(await walk(server, org, 'limit=5&from=2025-01-02T12:00:00.000100&to=2025-01-03'), days(3, 3));
+  assert.equal(await walk(server, org, 'limit=5&from=2025-01-02T12:00:00.000000&to=2025-01-03'), days(2, 3));
+  assert.equal(await walk(server, org, 'limit=5&to=2025-01-02T11:59:59.999900'), days(1, 1));
 });
 
 test('a date-time without an offset is a wall-clock time in the organisation\'s zone', async ({ server, org }) => {
