@@ -15,6 +15,8 @@ export function parseColumns(text: string): Record<string, string> {
     const header = part.slice(at + 1).trim();
     if (at < 1 || header === '') throw new CliError(`--columns takes field=Header pairs, got "${part}"`);
     if (!(EVENT_FIELDS as readonly string[]).includes(field)) throw new CliError(`--columns: unknown field ${field} (known: ${EVENT_FIELDS.join(', ')})`);
+    // A field reads one column: the header typed last would win without a word, as an option given twice would.
+    if (Object.hasOwn(columns, field)) throw new CliError(`--columns gives ${field} two headers: ${columns[field]} and ${header}`);
     columns[field] = header;
   }
   return columns;

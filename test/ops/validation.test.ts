@@ -196,6 +196,16 @@ test('source create --form-id: a form id on a shop or sheet source is refused', 
   assert.equal(listed.filter((s) => s.id === shop).map((s) => s.platform_form_id), [null]);
 });
 
+// A field given two headers was read from the one typed last, without a word (an option given twice is refused too).
+test('source create --columns: a field given two headers is refused; one header a field is taken', async (ctx) => {
+  const sheet = (columns: string) => ['source', 'create', '--org', ctx.org, '--kind', 'spreadsheet', '--name', 'Sheet', '--columns', columns];
+  await refused(ctx, [
+    [sheet('email=E-mail,email=Mail'), /^--columns gives email two headers: E-mail and Mail$/m],
+    [sheet('external_id=Order, status=Stage, external_id = Order'), /^--columns gives external_id two headers: Order and Order$/m],
+  ]);
+  await idOf(ctx, sheet('external_id=Order,status=Stage,email=Mail'));
+});
+
 test('flow create: a lead stage on a shop or sheet source (which has no leads) and a caller status on a form source are refused', async (ctx) => {
   const target = await idOf(ctx, ['target', 'create', '--org', ctx.org, '--dataset', '4242', '--token', 'EAAB-token']);
   const shop = await idOf(ctx, ['source', 'create', '--org', ctx.org, '--kind', 'shop', '--name', 'Flow shop']);
