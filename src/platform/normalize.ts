@@ -30,17 +30,19 @@ function withoutTrunkZero(raw: string): string {
 /**
  * Digits only, with the country calling code and no leading zeros ("+48 601-234-567" -> "48601234567").
  * A number written with + or 00 already carries its country code. Without them, a number of more than
- * 9 digits that starts with the default code is taken as carrying it too; anything else is a national
- * number: its trunk zeros go and the default code is put in front ("0601 234 567", "48" -> "48601234567").
- * Null when no digit is left.
+ * 9 digits that starts with the default code is taken as carrying it too, unless it is written with its
+ * trunk zero (a national number whose area code begins with the code's digits: "0491 12345678", "49");
+ * anything else is a national number: its trunk zeros go and the default code is put in front
+ * ("0601 234 567", "48" -> "48601234567"). Null when no digit is left.
  */
 export function normalizePhone(raw: string, defaultCountryCode: string): string | null {
   const trimmed = withoutTrunkZero(raw).trim();
   const international = /^\(?\s*(?:\+|00)/.test(trimmed);
+  const trunkZero = !international && /^\D*0/.test(trimmed);
   const digits = trimmed.replace(/\D/g, '').replace(/^0+/, '');
   if (digits === '') return null;
   if (international) return digits;
-  if (digits.length > 9 && digits.startsWith(defaultCountryCode)) return digits;
+  if (!trunkZero && digits.length > 9 && digits.startsWith(defaultCountryCode)) return digits;
   return `${defaultCountryCode.replace(/\D/g, '')}${digits}`;
 }
 

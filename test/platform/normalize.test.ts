@@ -28,6 +28,16 @@ test('a phone becomes digits with the country code and no leading zeros', () => 
   assert.is(hashPhone('+48 601 234 567', '48'), sha256Hex('48601234567'));
 });
 
+// A number written with its trunk zero is a national one, whatever digits follow: Leer's area code 0491 begins with
+// Germany's calling code, and "0491 12345678" lost the country code for good (read as 49 112345678).
+test('a national number written with its trunk zero always gets the country code, even when it begins with its digits', () => {
+  assert.is(normalizePhone('0491 12345678', '49'), '4949112345678');
+  assert.is(normalizePhone('(0491) 1234-5678', '49'), '4949112345678');
+  assert.is(normalizePhone('49 1511 2345678', '49'), '4915112345678', 'without the zero: the country code written without +');
+  assert.is(normalizePhone('0049 491 12345678', '49'), '4949112345678');
+  assert.is(hashPhone('0491 12345678', '49'), sha256Hex('4949112345678'));
+});
+
 test('an external id is trimmed and lower-cased before hashing', () => {
   assert.is(hashExternalId('  CRM-42 '), sha256Hex('crm-42'));
   assert.is(hashExternalId(''), null);
