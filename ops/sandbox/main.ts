@@ -26,14 +26,14 @@ try {
   process.stderr.write(`cannot start: ${startProblem(error, process.env.SANDBOX_PORT ?? '8090', host)}\n`);
   process.exit(1);
 }
-console.log(`sandbox platform listening on ${sandbox.url}`);
-console.log(`point the service at it: PLATFORM_API_URL=${sandbox.url}; control it under ${sandbox.url}/__sandbox/...`);
-
 const shutdown = (): void => {
   sandbox.stop().then(
     () => process.exit(0),
     () => process.exit(1),
   );
 };
+// Before the URL is printed: whoever reads it may stop the sandbox at once, and is owed an orderly stop.
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);
+console.log(`sandbox platform listening on ${sandbox.url}`);
+console.log(`point the service at it: PLATFORM_API_URL=${sandbox.url}; control it under ${sandbox.url}/__sandbox/...`);
