@@ -75,7 +75,7 @@ const withoutPassword = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
  * Reads the environment, checking each value where it is read: a typo must stop the start with the variable's name,
  * not surface later as NaN in a query or a request to nowhere.
  */
-class Env {
+export class Env {
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
   private bad(name: string, expected: string): never {

@@ -5,6 +5,7 @@ import { loadConfig } from './config.ts';
 import { boot, type Booted } from './boot.ts';
 import { closeApp, createApp, type AppState } from './http/app.ts';
 import { createStartingServer } from './http/server.ts';
+import { listenProblem } from './listen-problem.ts';
 import { createLogger } from './logger.ts';
 
 /** Resolves once the server listens; a port in use (or not allowed) rejects instead of throwing from an event. */
@@ -13,13 +14,6 @@ function listen(server: http.Server, port: number): Promise<void> {
     server.once('error', reject);
     server.listen(port, () => { server.off('error', reject); resolve(); });
   });
-}
-
-function startProblem(error: unknown, port: number | undefined): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return `port ${port} is in use (PORT): another process listens on it`;
-  if (code === 'EACCES') return `port ${port} is not allowed for this user (PORT)`;
-  return (error as Error).message ?? String(error);
 }
 
 const state: AppState = { ready: false };
@@ -44,7 +38,7 @@ try {
   app = createApp(booted.services, state);
   starting.serve(app);
 } catch (error) {
-  process.stderr.write(`cannot start: ${startProblem(error, port)}\n`);
+  process.stderr.write(`cannot start: ${listenProblem(error, String(port), 'PORT')}\n`);
   await booted?.shutdown().catch(() => {});
   process.exit(1);
 }
