@@ -32,6 +32,13 @@ export function parseTag(text: string, field = 'tag'): TagChange {
 export function decideTagCreativeGroup(state: CreativeGroupState, command: TagCreativeGroup): { events: CreativeGroupEvent[]; result: { tags: string[] } } {
   if (!GROUP_ID.test(command.groupId)) throw validationError('group_id', 'expected video:<id>, image:<hash> or creative:<id>');
   if (command.changes.length === 0) throw validationError('tags', 'name at least one DIMENSION:VALUE');
+  // One value per dimension: with hook:a hook:b the one typed last would win without a word.
+  const named = new Map<string, string>();
+  for (const { dimension, value } of command.changes) {
+    const first = named.get(dimension);
+    if (first !== undefined) throw validationError('tags', `${dimension} is given twice (${first} and ${dimension}:${value}): give each dimension once`);
+    named.set(dimension, `${dimension}:${value}`);
+  }
   const byDimension = new Map<string, string>();
   for (const tag of state.tags) byDimension.set(tag.slice(0, tag.indexOf(':')), tag.slice(tag.indexOf(':') + 1));
   for (const change of command.changes) {

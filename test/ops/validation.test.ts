@@ -234,6 +234,19 @@ test('a validation error names the option (or the usage word) the operator typed
   ]);
 });
 
+// hook:a hook:b tagged the group hook:b without a word, as an option given twice used to take the last one.
+test('creatives tag: a dimension given twice is refused and nothing is tagged; each dimension once is taken', async (ctx) => {
+  const tag = (...tags: string[]) => ['creatives', 'tag', '--org', ctx.org, 'video:twice', ...tags];
+  await refused(ctx, [
+    [tag('hook:a', 'hook:b'), /^validation_error: DIMENSION:VALUE: hook is given twice \(hook:a and hook:b\): give each dimension once /m],
+    [tag('creator:anna', 'Offer:x', 'offer:'), /^validation_error: DIMENSION:VALUE: offer is given twice \(offer:x and offer:\): give each dimension once /m],
+    [tag('hook:a', 'hook:a'), /^validation_error: DIMENSION:VALUE: hook is given twice \(hook:a and hook:a\)/m],
+  ]);
+  const res = await ops(ctx, tag('hook:a', 'creator:anna', 'offer:'));
+  assert.is(res.code, 0, res.stderr);
+  assert.equal(JSON.parse(res.stdout).tags, ['hook:a', 'creator:anna']);
+});
+
 test('owners roundrobin: a user named twice is printed and stored once; --users with no user is refused', async (ctx) => {
   await refused(ctx, [
     [['owners', 'roundrobin', '--org', ctx.org, '--users', ' , '], /^--users needs at least one user id$/m],
