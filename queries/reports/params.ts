@@ -10,6 +10,8 @@ import { decimalInteger } from '../../src/http/pagination.ts';
 export const MAX_RANGE_DAYS = 366;
 /** Default `from` of the campaign report: this many days before `to` ("default 30 days ago"). */
 export const DEFAULT_DAYS_BACK = 30;
+/** Trend weeks of the creative report when `weeks` is not given. */
+export const DEFAULT_WEEKS = 4;
 /** A range whose last day is within this many days of today may still gain sales. */
 export const MATURING_DAYS = 30;
 
@@ -33,15 +35,16 @@ const AD_ACCOUNT = /^(?:act_)?\d{1,30}$/;
 
 export const CampaignReportQuery = z.object({
   from: day('First day, YYYY-MM-DD in the organisation\'s time zone (default: 30 days before `to`, i.e. 30 days ago when `to` is not given; the range then spans 31 days).').optional(),
-  to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today). Not before `from`; at most 366 days from `from`.').optional(),
-  level: z.enum(['campaign', 'adset', 'ad']).describe('Row level (default campaign).').optional(),
+  to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today, or `from` when that is later). Not before `from`; the range, both days included, is at most 366 days.').optional(),
+  // A default, not optional: the document then shows it (`default`) as it shows limit's.
+  level: z.enum(['campaign', 'adset', 'ad']).default('campaign').describe('Row level (default campaign).'),
   campaign: id('Platform campaign id; narrows the adset and ad levels (a validation_error at campaign level).').optional(),
   adset: id('Platform ad set id; narrows the ad level (a validation_error at other levels).').optional(),
 }).strict();
 
 export const CreativeReportQuery = z.object({
-  from: day('First day of the metrics, YYYY-MM-DD (default: the first day of the first week).').optional(),
-  to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today); the last week ends on it.').optional(),
+  from: day('First day of the metrics, YYYY-MM-DD in the organisation\'s time zone (default: the first day of the first week, 7 × `weeks` - 1 days before `to`, so the metrics cover the trend\'s weeks). The range, both days included, is at most 366 days.').optional(),
+  to: day('Last day, YYYY-MM-DD in the organisation\'s time zone (default: today, or `from` when that is later); the last week ends on it.').optional(),
   format: z.string().min(1).max(50).describe('Creative format, e.g. video, image, carousel.').optional(),
   campaign: id('Platform campaign id: only spend and leads of this campaign.').optional(),
   // The platform's ad account id is the number; its Graph node (and the CLI's --account) is act_ + number. Any
@@ -52,8 +55,8 @@ export const CreativeReportQuery = z.object({
   tag: z.string().min(3).max(60).describe('dimension:value with dimension hook, creator or offer.').optional(),
   // An integer as the spec types it (and the OpenAPI document then shows), written in decimal digits as `limit` is.
   weeks: z.preprocess(decimalInteger,
-    z.number({ error: WEEKS }).int(WEEKS).min(4, WEEKS).max(8, WEEKS))
-    .describe('Weeks of the trend, 4-8 (default 4), each 7 days, the last ending on `to`.').optional(),
+    z.number({ error: WEEKS }).int(WEEKS).min(4, WEEKS).max(8, WEEKS).default(DEFAULT_WEEKS))
+    .describe(`Weeks of the trend, 4-8 (default ${DEFAULT_WEEKS}), each 7 days, the last ending on \`to\`.`),
 }).strict();
 
 export interface Range {
@@ -98,14 +101,14 @@ const defaultTo = (query: { from?: string; to?: string }, today: string): string
 export function resolveCampaignParams(query: z.infer<typeof CampaignReportQuery>, today: string): CampaignParams {
   const to = defaultTo(query, today);
   const range = checkRange({ from: query.from ?? addDays(to, -DEFAULT_DAYS_BACK), to }, query.to !== undefined);
-  const level = query.level ?? 'campaign';
+  const level = query.level;
   if (query.campaign !== undefined && level === 'campaign') throw validationError('campaign', 'applies to the adset and ad levels');
   if (query.adset !== undefined && level !== 'ad') throw validationError('adset', 'applies to the ad level');
   return { ...range, level, campaign: query.campaign, adset: query.adset };
 }
 
 export function resolveCreativeParams(query: z.infer<typeof CreativeReportQuery>, today: string): CreativeParams {
-  const weeks = query.weeks ?? 4;
+  const weeks = query.weeks;
   const to = defaultTo(query, today);
   const weeksFrom = addDays(to, -(7 * weeks - 1));
   const range = checkRange({ from: query.from ?? weeksFrom, to }, query.to !== undefined);

@@ -90,16 +90,27 @@ export const CampaignReport = z.object({
   unattributed: z.number().int().describe('Leads of the range with an ad source but no id at this level (counted in totals, not in rows).'),
 }).meta({ id: 'CampaignReport', description: 'Spend and the lead cohort per campaign, ad set or ad.' });
 
+const pct = (share: number) => `${Math.round(share * 100)}%`;
+const R = FATIGUE_RULE;
+
 const Fatigue = z.object({
   verdict: z.enum(['fresh', 'stable', 'fatiguing', 'fatigued', 'insufficient_data']),
-  best_week: z.number().int().nullable().describe('Index of the earlier week with the best click-through; null when there are too few active weeks.'),
-  ctr_change: z.number().nullable().describe('Last week\'s CTR against the best week (signed ratio).'),
-  cost_per_lead_change: z.number().nullable().describe('Last week\'s cost per lead against the earlier active weeks pooled (signed ratio).'),
-  frequency_change: z.number().nullable().describe('Last week\'s frequency against the best week (signed ratio).'),
+  best_week: z.number().int().nullable().describe(`Index (weeks[].index) of the best week: the earlier active week with the highest CTR, the first on a tie. Null when the last week is not active or fewer than ${R.minActiveWeeks} weeks are.`),
+  ctr_change: z.number().nullable().describe('Last week\'s CTR against the best week\'s (signed ratio, 3 decimals); null without a best week or when the best week had no click.'),
+  cost_per_lead_change: z.number().nullable().describe('Last week\'s cost per lead against the earlier active weeks pooled, their spend / their leads (signed ratio, 3 decimals); null when those weeks had no lead or no spend, when the last week had neither spend nor a lead, and when it had spend but no lead (a rise for the verdict), and without a best week.'),
+  frequency_change: z.number().nullable().describe('Last week\'s frequency against the best week\'s (signed ratio, 3 decimals); null when either week has no reach, and without a best week.'),
   reason: z.string().describe('The verdict in words, in the caller\'s language.'),
 }).meta({
   id: 'CreativeFatigue',
-  description: `Fatigue rule. An active week has at least ${FATIGUE_RULE.minWeekImpressions} impressions. insufficient_data: the last week is not active or fewer than ${FATIGUE_RULE.minActiveWeeks} weeks are. When no active week brought a lead (spend but no lead at all), cost per lead cannot be compared: fatiguing when CTR fell at least ${FATIGUE_RULE.ctrDrop * 100}% and frequency rose at least ${FATIGUE_RULE.frequencyRise * 100}%, else insufficient_data (never fresh, stable or fatigued; best_week, ctr_change and frequency_change are still given). Otherwise, against the earlier active week with the best CTR: fatigued when CTR fell at least ${FATIGUE_RULE.ctrDropFatigued * 100}% AND cost per lead rose at least ${FATIGUE_RULE.costPerLeadRise * 100}% (against the earlier active weeks pooled; spend with no lead counts as a rise) AND frequency rose at least ${FATIGUE_RULE.frequencyRise * 100}%; fatiguing when CTR fell at least ${FATIGUE_RULE.ctrDrop * 100}% and cost per lead or frequency rose as much; fresh when CTR is at least ${FATIGUE_RULE.freshCtrShare * 100}% of the best week and cost per lead did not rise; stable otherwise.`,
+  // Every number from FATIGUE_RULE, every step as fatigueOf takes it (docs/reports.md has the same table).
+  description: `Fatigue rule. An active week has at least ${R.minWeekImpressions} impressions. insufficient_data: the last week is not active or fewer than ${R.minActiveWeeks} weeks are. `
+    + `Otherwise the last week is compared with the best week, the earlier active week with the highest CTR: `
+    + `the CTR signal is last week's CTR at least ${pct(R.ctrDrop)} below the best week's; `
+    + `the frequency signal is last week's frequency at least ${pct(R.frequencyRise)} above the best week's; `
+    + `the cost signal is last week's cost per lead at least ${pct(R.costPerLeadRise)} above that of the earlier active weeks pooled (a last week with spend and no lead counts as a rise; no cost signal when those weeks had no lead or no spend). `
+    + `When no active week brought a lead, cost per lead cannot be compared: fatiguing when the CTR and frequency signals both hold, else insufficient_data (never fresh, stable or fatigued; best_week, ctr_change and frequency_change are still given). `
+    + `Else: fatigued when CTR fell at least ${pct(R.ctrDropFatigued)} AND the cost signal AND the frequency signal hold; fatiguing when the CTR signal and the cost or the frequency signal hold; `
+    + `fresh when last week's CTR is at least ${pct(R.freshCtrShare)} of the best week's (or the best week had no click) and there is no cost signal; stable otherwise.`,
 });
 
 const Delivery = z.object({
@@ -136,7 +147,7 @@ export const CreativeRow = z.object({
   metrics: Metrics,
   delivery: Delivery,
   trend: z.array(Trend).describe('One item per week of `weeks`, oldest first.'),
-  momentum: z.number().nullable().describe('Last week\'s leads against the average earlier week (from the group\'s first active week), signed ratio: +0.5 = 50% more, -1 = none. Null without an earlier week with leads.'),
+  momentum: z.number().nullable().describe('Last week\'s leads against the mean leads of the earlier trend weeks, counted from the group\'s first week with impressions or leads: last / mean(earlier) - 1, 3 decimals (+0.5 = half as many again, -1 = none). Null when there is no earlier week or the earlier weeks brought no lead.'),
   fatigue: Fatigue,
 }).meta({ id: 'CreativeReportRow', description: 'One creative group in one currency.' });
 

@@ -19,7 +19,7 @@ export const getCampaignReport = defineRoute({
     status: 200,
     schema: CampaignReport,
     description: 'Cohort rule: leads submitted in the range (days in the organisation\'s zone), with the stages and sales they reached up to now; '
-      + 'spend and platform_leads of the range\'s days. Range: at most 366 days, to not before from (default the last 30 days).',
+      + 'spend and platform_leads of the range\'s days. Range: at most 366 days, to not before from (default: to today, from 30 days before it).',
   },
   errors: [],
   handler: async ({ query, caller, services }) => {
@@ -41,8 +41,8 @@ export const getCreativeReport = defineRoute({
     status: 200,
     schema: CreativeReport,
     description: `Rows per creative group (same video, else image, else creative). Fatigue: needs ${FATIGUE_RULE.minActiveWeeks} weeks of `
-      + `${FATIGUE_RULE.minWeekImpressions} impressions (the last included); fatigued when CTR fell ${FATIGUE_RULE.ctrDropFatigued * 100}% from its best week `
-      + `while cost per lead rose ${FATIGUE_RULE.costPerLeadRise * 100}% and frequency ${FATIGUE_RULE.frequencyRise * 100}%; see CreativeFatigue.`,
+      + `${FATIGUE_RULE.minWeekImpressions} impressions (the last included); fatigued when CTR fell at least ${FATIGUE_RULE.ctrDropFatigued * 100}% from its best week `
+      + `while cost per lead rose at least ${FATIGUE_RULE.costPerLeadRise * 100}% and frequency at least ${FATIGUE_RULE.frequencyRise * 100}%; see CreativeFatigue.`,
   },
   errors: [],
   handler: async ({ query, caller, services, language }) => {

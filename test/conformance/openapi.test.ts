@@ -77,7 +77,9 @@ test('the parameters the specification types integer are documented as integers 
     return found.schema;
   };
   const weeks = param('/creatives/report', 'weeks');
-  assert.equal([weeks.type, weeks.minimum, weeks.maximum], ['integer', 4, 8], JSON.stringify(weeks));
+  // Defaults shown as limit shows its 25: level campaign (the spec's), weeks 4 (docs/reports.md).
+  assert.equal([weeks.type, weeks.minimum, weeks.maximum, weeks.default], ['integer', 4, 8, 4], JSON.stringify(weeks));
+  assert.is(param('/campaigns/report', 'level').default, 'campaign');
   for (const endpoint of SPEC_ENDPOINTS.filter((e) => e.list)) {
     const limit = param(endpoint.path, 'limit');
     assert.equal([limit.type, limit.minimum, limit.maximum, limit.default], ['integer', 1, 100, 25], endpoint.path);

@@ -7,6 +7,7 @@ import { ERROR_STATUS } from '../../commands/shared/errors.ts';
 import { buildOpenApi, errorCodesOf, openApiPath } from '../../src/http/openapi.ts';
 import { objectShape } from '../../src/http/openapi-schemas.ts';
 import { routes } from '../../src/http/routes.ts';
+import { fatigueOf, momentumOf } from '../../queries/reports/fatigue.ts';
 import type { RouteDef } from '../../src/http/route.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { startApp, type ExtraApp } from './support/app.ts';
@@ -160,6 +161,50 @@ test('the contact bodies document the tag limits and the stage currency rule tha
   }
   assert.match(body('/contacts/{id}/tags', 'post').remove.items.description, /1-50 characters after trimming/);
   assert.match(body('/contacts/{id}/stage', 'post').currency.description, /ISO 4217.*a value without it \(or with a blank one\) is in the organisation currency/);
+});
+
+// The report parameters said their defaults in words only (level and weeks had no `default`, as limit has), `to`
+// left out that a later `from` is its default, momentum counted "from the first active week" (an active week is
+// one of 1,000 impressions; momentum starts at the first week with any), and the fatigue rule read "cost per lead
+// or frequency rose as much" (frequency's threshold is 10%, not 20%) and "fresh when cost per lead did not rise"
+// (a rise under 20% is still fresh).
+test('the reports document their parameter defaults as answered, and momentum and the fatigue rule as computed', async ({ server }) => {
+  const org = await server.newOrganization();
+  const document = (await server.request('GET', '/openapi.json')).body;
+  const param = (path: string, name: string) => (document.paths[path].get.parameters as any[]).find((p) => p.name === name);
+  const campaign = (await server.request('GET', '/campaigns/report', { key: org.key })).body;
+  const creative = (await server.request('GET', '/creatives/report', { key: org.key })).body;
+  assert.is(param('/campaigns/report', 'level').schema.default, campaign.level);
+  assert.is(campaign.level, 'campaign');
+  assert.is(param('/creatives/report', 'weeks').schema.default, creative.weeks.length);
+  assert.is(creative.weeks.length, 4);
+  assert.is(creative.from, creative.weeks[0].from);
+  const days = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 864e5;
+  assert.is(days(campaign.from, campaign.to), 30);
+  assert.match(param('/campaigns/report', 'from').description, /\(default: 30 days before `to`/);
+  assert.match(param('/creatives/report', 'from').description, /\(default: the first day of the first week, 7 × `weeks` - 1 days before `to`/);
+  for (const path of ['/campaigns/report', '/creatives/report']) {
+    assert.match(param(path, 'to').description, /\(default: today, or `from` when that is later\)/, path);
+    const future = (await server.request('GET', `${path}?from=2999-01-01`, { key: org.key })).body;
+    assert.equal([future.from, future.to], ['2999-01-01', '2999-01-01'], path);
+  }
+
+  const schemas = document.components.schemas;
+  // Momentum starts at the first week with impressions, active (1,000) or not: (2 + 4) / 2 earlier, 6 last.
+  const week = (impressions: number, leads: number, clicks = impressions / 50, reach = impressions, spend = 100) => ({ impressions, clicks, reach, spend, leads });
+  assert.is(momentumOf([week(0, 0), week(500, 2), week(10_000, 4), week(10_000, 6)]), 1);
+  assert.match(schemas.CreativeReportRow.properties.momentum.description, /first week with impressions or leads: last \/ mean\(earlier\) - 1/);
+  const rule = schemas.CreativeFatigue.description;
+  // CTR down 25%, frequency up 10%, cost per lead flat: fatiguing on the frequency signal alone.
+  assert.is(fatigueOf([week(10_000, 10), week(10_000, 10), week(10_000, 10, 150, 10_000 / 1.1)]).verdict, 'fatiguing');
+  assert.match(rule, /the frequency signal is last week's frequency at least 10% above the best week's/);
+  assert.match(rule, /fatiguing when the CTR signal and the cost or the frequency signal hold/);
+  // Cost per lead up 10% with CTR as good: still fresh (the cost signal is 20%).
+  assert.is(fatigueOf([week(10_000, 10), week(10_000, 10), week(10_000, 10, 200, 10_000, 110)]).verdict, 'fresh');
+  assert.match(rule, /the cost signal is last week's cost per lead at least 20% above that of the earlier active weeks pooled/);
+  assert.match(rule, /fresh when last week's CTR is at least 90% of the best week's \(or the best week had no click\) and there is no cost signal/);
+  assert.match(rule, /fatigued when CTR fell at least 35% AND the cost signal AND the frequency signal hold/);
+  assert.match(rule, /An active week has at least 1000 impressions\. insufficient_data: the last week is not active or fewer than 3 weeks are/);
 });
 
 /** METHOD /v1{path} with a raw body, whatever the method (fetch sends no body with a GET). */
