@@ -1,4 +1,5 @@
-// `ops jobs enqueue`: a job is queued only for an organisation that exists and an account, page or source it has.
+// `ops jobs enqueue`: a job is queued only for an organisation that exists and an account, page or source it has;
+// `ops jobs cancel`: the lines it prints.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
@@ -81,6 +82,19 @@ test('an ad_spend range the sync would refuse (a --since after today, an --until
   } finally {
     await sandbox.stop();
   }
+});
+
+// The README shows these lines: the job's number on success, and the conflict with the job's status once it finished.
+test('jobs cancel prints "job N cancelled"; a job no longer queued or running is the conflict line with its status, exit 2', async (ctx) => {
+  const org = await idOf(ctx, ['org', 'create', '--name', 'Cancel']);
+  const sheet = await idOf(ctx, ['source', 'create', '--org', org, '--kind', 'spreadsheet', '--name', 'Orders', '--csv-url', 'http://127.0.0.1:9/c.csv']);
+  // No worker runs here: the sheet's first run stays queued.
+  const queued = await ops(ctx, ['jobs', 'enqueue', 'sheets_sync', '--org', org, '--source', sheet]);
+  const { number } = JSON.parse(queued.stdout) as { number: number };
+  const cancelled = await runOps(ctx.db.url, ['jobs', 'cancel', String(number), '--org', org]);
+  assert.equal([cancelled.code, cancelled.stdout, cancelled.stderr], [0, `job ${number} cancelled\n`, '']);
+  const again = await runOps(ctx.db.url, ['jobs', 'cancel', String(number), '--org', org]);
+  assert.equal([again.code, again.stdout, again.stderr], [2, '', `conflict: the job is already cancelled {"number":${number},"status":"cancelled"}\n`]);
 });
 
 test.run();

@@ -205,6 +205,27 @@ test('the CLI: a SECRET_KEY that does not open the database\'s secrets is the se
   assert.match(result.output, /^cannot start: SECRET_KEY was set after secrets were stored under the database's own key: start without it\n$/);
 });
 
+// README: the first start fixes whether SECRET_KEY is used; after a start with it, a process without it (or with an
+// empty one) or with another ends its start with the line naming the problem, npm start with 1, the CLI with 2.
+test('after a first start with SECRET_KEY, none (or an empty one) or another ends npm start and the CLI with one line', async () => {
+  const db = await freshDatabase('startup_secret_key');
+  try {
+    const first = await run(['ops/cli.ts', 'org', 'create', '--name', 'With a key', '--json'], { DATABASE_URL: db.url, SECRET_KEY: 'first key' });
+    assert.is(first.code, 0, first.output);
+    for (const [key, line] of [
+      ['', 'secrets at rest are encrypted with a SECRET_KEY: start every process with the same SECRET_KEY'],
+      ['another key', 'SECRET_KEY does not open the secrets stored in this database (another SECRET_KEY was used first)'],
+    ]) {
+      const cli = await run(['ops/cli.ts', 'org', 'create', '--name', 'X', '--json'], { DATABASE_URL: db.url, SECRET_KEY: key });
+      assert.equal([cli.code, cli.output], [2, `cannot start: ${line}\n`], key);
+      const server = await run(['src/main.ts'], { DATABASE_URL: db.url, SECRET_KEY: key, PORT: '0', LOG_LEVEL: 'silent' });
+      assert.equal([server.code, server.output], [1, `cannot start: ${line}\n`], key);
+    }
+  } finally {
+    await db.drop();
+  }
+});
+
 test('the CLI: an embedded PostgreSQL that will not start (its cluster held by another process) is one line, not a TypeError\'s stack', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ops-held-'));
   fs.chmodSync(dataDir, 0o755); // as root, the cluster is the postgres user's
