@@ -5,7 +5,7 @@ import { handleCommand, inTurn, loadAggregate } from '../../src/eventstore/handl
 import type { Services } from '../../src/services.ts';
 import { contactsWithPhoneHash } from '../../queries/contacts.ts';
 import { ApiError, validationError } from '../shared/errors.ts';
-import { contactAggregate, contactStream, initialContactState, type NoteAdded, type NoteKind } from './contact.ts';
+import { contactAggregate, contactStream, initialContactState, type ContactCreated, type NoteAdded, type NoteKind } from './contact.ts';
 import { decideAddNote, decideChangeTags, decideCreateContact, decideSmsOptout, decideUpdateContact } from './decide.ts';
 import { liveContact } from './fields.ts';
 import { reservationStream, type ReservationKind } from './reservation.ts';
@@ -53,12 +53,14 @@ export interface CreateContactInput {
   tags?: string[];
 }
 
-export async function createContact(services: Services, input: CreateContactInput, metadata: EventMetadata): Promise<Written & { position: Position }> {
+/** `created` is the appended ContactCreated: the new card as it stands, whether or not the read model shows it yet. */
+export async function createContact(services: Services, input: CreateContactInput, metadata: EventMetadata): Promise<Written & { position: Position; created: ContactCreated }> {
   const cc = await countryCode(services, input.organizationId);
   const phone = checkedPhone(input.phone, cc) ?? { value: '', hash: null };
   const email = checkedEmail(input.email) ?? { value: '', hash: null };
   const contactId = randomUUID();
   const { store } = services;
+  let created: ContactCreated | undefined;
   const position = await inOwnerTurn(store, input.organizationId, () => retrying(async () => {
     const now = services.now().toISOString();
     const keys = [{ kind: 'phone' as const, hash: phone.hash }, { kind: 'email' as const, hash: email.hash }];
@@ -71,9 +73,10 @@ export async function createContact(services: Services, input: CreateContactInpu
       smsOptout: await phoneIsListed(store, input.organizationId, phone.hash), now,
     });
     const appended = await store.appendMany([{ stream: contactStream(contactId), events, expectedRevision: 'no_stream' }, ...reserved.requests, ...owner.requests], metadata);
+    created = events[0].data as ContactCreated;
     return appended.position;
   }));
-  return { contactId, position };
+  return { contactId, position, created: created! };
 }
 
 export interface UpdateContactInput {

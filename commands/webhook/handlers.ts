@@ -7,7 +7,7 @@ import type { Services } from '../../src/services.ts';
 import { checkWebhookUrl } from '../../src/webhooks/url.ts';
 import { encryptSecret, generateSecret } from '../../src/webhooks/signature.ts';
 import { validationError } from '../shared/errors.ts';
-import { webhookAggregate, webhookRegistryAggregate, webhookRegistryStream, webhookStream, type WebhookEventType } from './webhook.ts';
+import { webhookAggregate, webhookRegistryAggregate, webhookRegistryStream, webhookStream, type WebhookCreated, type WebhookEventType } from './webhook.ts';
 import { decideAutoPause, decideCreateWebhook, decideDeleteWebhook, decideRequestPing, decideRotateSecret, decideUpdateWebhook } from './decide.ts';
 
 export interface WebhookInput {
@@ -43,14 +43,16 @@ function newSecret(services: Services): { secret: string; secretCiphertext: stri
 }
 
 /**
+ * `created` is the appended WebhookCreated, the answer when the read model is late (webhookAfter).
  * The registry stream is appended with its exact revision in the same atomic append as the subscription,
  * so concurrent creates cannot pass the limit: the loser is decided again against the new count.
  */
-export async function createWebhook(services: Services, input: WebhookInput, metadata: EventMetadata): Promise<{ webhookId: string; secret: string; position: Position }> {
+export async function createWebhook(services: Services, input: WebhookInput, metadata: EventMetadata): Promise<{ webhookId: string; secret: string; position: Position; created: WebhookCreated }> {
   const url = checkedUrl(services, input.url);
   const { secret, secretCiphertext } = newSecret(services);
   const webhookId = randomUUID();
   const registryStream = webhookRegistryStream(input.organizationId);
+  let created: WebhookCreated | undefined;
   const position = await inTurn(services.store, registryStream, () => onConflict(async () => {
     const registry = await loadAggregate(services.store, registryStream, webhookRegistryAggregate);
     const decided = decideCreateWebhook(registry.state, webhookAggregate.initialState(), {
@@ -61,9 +63,10 @@ export async function createWebhook(services: Services, input: WebhookInput, met
       { stream: registryStream, events: decided.registry, expectedRevision: registry.revision },
       { stream: webhookStream(webhookId), events: decided.webhook, expectedRevision: 'no_stream' },
     ], metadata);
+    created = decided.webhook[0].data as WebhookCreated;
     return appended.position;
   }));
-  return { webhookId, secret, position };
+  return { webhookId, secret, position, created: created! };
 }
 
 /** Null position: nothing changed. */

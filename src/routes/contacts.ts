@@ -8,7 +8,7 @@ import { ContactParams, ContactSchema, CreateContactBody, PatchContactBody, Stag
 import { createContact, updateContact } from '../../commands/contact/handlers.ts';
 import { emailKey, phoneKey } from '../../commands/contact/writes.ts';
 import { hashPhone } from '../platform/normalize.ts';
-import { contactAfter, jsonListBody, liveRow } from './contactView.ts';
+import { contactAfter, createdContact, jsonListBody, liveRow } from './contactView.ts';
 
 const id = z.string().min(1).max(100);
 
@@ -67,8 +67,8 @@ export const createContactRoute = defineRoute({
   success: { status: 201, schema: ContactSchema, description: 'The new contact' },
   errors: ['contact_exists'],
   handler: async ({ body, caller, services, metadata }) => {
-    const { contactId, position } = await createContact(services, { organizationId: caller.organizationId, ...body }, metadata);
-    return { status: 201, body: await contactAfter(services, caller.organizationId, contactId, position) };
+    const { contactId, position, created } = await createContact(services, { organizationId: caller.organizationId, ...body }, metadata);
+    return { status: 201, body: await contactAfter(services, caller.organizationId, contactId, position, createdContact(created)) };
   },
 });
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../commands/shared/errors.ts';
 import { getWebhook, type AttemptRow, type WebhookRow } from '../../queries/webhooks.ts';
 import type { Position } from '../eventstore/port.ts';
 import type { Services } from '../services.ts';
-import type { WebhookEventType } from '../../commands/webhook/webhook.ts';
+import type { WebhookCreated, WebhookEventType } from '../../commands/webhook/webhook.ts';
 
 /** The API's read model and the fan-out's subscriptions: a write is answered once both have it. */
 export const WEBHOOK_READ_MODELS = ['webhooks', 'webhook_outbox'] as const;
@@ -29,7 +29,21 @@ export async function liveWebhook(services: Services, organizationId: string, we
   return row;
 }
 
-export async function webhookAfter(services: Services, organizationId: string, webhookId: string, position: Position | null) {
+/** A new subscription as the read model shows it once it has applied its WebhookCreated (the table's defaults). */
+export function createdWebhookRow(d: WebhookCreated): WebhookRow {
+  const at = new Date(d.createdAt);
+  return {
+    organization_id: d.organizationId, id: d.webhookId, url: d.url, description: d.description, events: d.events, active: true,
+    last_status: 0, last_error: '', last_delivery_at: null, consecutive_failures: 0, created_at: at, updated_at: at,
+  };
+}
+
+/**
+ * The webhook after the read models passed the write's position. A create passes the row it made: when the read
+ * model has not caught up within the bound (WORKERS=off and no worker process), that is the answer, not a 404.
+ */
+export async function webhookAfter(services: Services, organizationId: string, webhookId: string, position: Position | null, created?: WebhookRow) {
   if (position) await services.waiter.waitFor(WEBHOOK_READ_MODELS, position, 5000);
-  return toWebhook(await liveWebhook(services, organizationId, webhookId));
+  const row = created ? (await getWebhook(services.pool, organizationId, webhookId)) ?? created : await liveWebhook(services, organizationId, webhookId);
+  return toWebhook(row);
 }

@@ -5,7 +5,7 @@ import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination
 import { listWebhooks, rowPosition } from '../../queries/webhooks.ts';
 import { CreateWebhookBody, PatchWebhookBody, WebhookCreatedSchema, WebhookParams, WebhookSchema } from '../../commands/webhook/schemas.ts';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../commands/webhook/handlers.ts';
-import { liveWebhook, toWebhook, WEBHOOK_READ_MODELS, webhookAfter } from './webhookView.ts';
+import { createdWebhookRow, liveWebhook, toWebhook, WEBHOOK_READ_MODELS, webhookAfter } from './webhookView.ts';
 
 export const listWebhooksRoute = defineRoute({
   method: 'get',
@@ -34,7 +34,7 @@ export const createWebhookRoute = defineRoute({
   errors: ['limit_reached'],
   handler: async ({ body, caller, services, metadata }) => {
     const created = await createWebhook(services, { organizationId: caller.organizationId, ...body }, metadata);
-    const webhook = await webhookAfter(services, caller.organizationId, created.webhookId, created.position);
+    const webhook = await webhookAfter(services, caller.organizationId, created.webhookId, created.position, createdWebhookRow(created.created));
     return { status: 201, body: { ...webhook, secret: created.secret } };
   },
 });
