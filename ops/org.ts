@@ -9,15 +9,16 @@ export const orgCommands: CommandGroup = {
     async run(ctx) {
       const name = nameOption(ctx);
       const timezone = ctx.options.timezone ?? 'Europe/Warsaw';
-      const currency = (ctx.options.currency ?? 'PLN').toUpperCase();
+      const givenCurrency = ctx.options.currency ?? 'PLN';
+      const currency = givenCurrency.toUpperCase();
       const phoneCountryCode = ctx.options['phone-country-code'] ?? '48';
       try {
         new Intl.DateTimeFormat('en', { timeZone: timezone });
       } catch {
-        throw new CliError(`unknown time zone ${timezone}`);
+        throw new CliError(`--timezone must be an IANA time zone such as Europe/Warsaw, got ${timezone}`);
       }
       // The codes the HTTP edge takes for a sale's currency: an organisation's own currency is one of them.
-      if (!isCurrencyCode(currency)) throw new CliError(`currency must be an ISO 4217 code, got ${currency}`);
+      if (!isCurrencyCode(currency)) throw new CliError(`--currency must be an ISO 4217 code, got ${givenCurrency}`);
       // Country calling codes begin with 1-9: a leading 0 would be dropped from every normalised phone number.
       if (!/^[1-9]\d{0,2}$/.test(phoneCountryCode)) throw new CliError('--phone-country-code must be 1-3 digits, not beginning with 0');
       const org = await createOrganization(ctx.services.store, { name, timezone, currency, phoneCountryCode }, ctx.services.now());

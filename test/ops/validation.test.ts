@@ -123,13 +123,16 @@ test('jobs: a day option the kind does not read, another kind\'s target, a day t
   assert.equal(jobs.map((j) => [j.number, j.status]), [[job, 'queued']]);
 });
 
-test('org create and key create: a blank name, a currency ISO 4217 lacks or a calling code beginning with 0 is refused', async (ctx) => {
+test('org create and key create: a blank name, a currency ISO 4217 lacks, an unknown time zone or a calling code beginning with 0 is refused, naming the option', async (ctx) => {
   const orgs = async () => Number((await ctx.db.pool.query("SELECT count(*) FROM es_events WHERE event_type = 'OrganizationCreated'")).rows[0].count);
   const before = await orgs();
   await refused(ctx, [
     [['org', 'create', '--name', '   '], /^--name must not be blank$/m],
     [['key', 'create', '--org', ctx.org, '--name', '  ', '--scopes', 'contacts:read'], /^--name must not be blank$/m],
-    [['org', 'create', '--name', 'Acme', '--currency', 'XYZ'], /^currency must be an ISO 4217 code, got XYZ$/m],
+    // The option as typed, as every other option error names it.
+    [['org', 'create', '--name', 'Acme', '--currency', 'XYZ'], /^--currency must be an ISO 4217 code, got XYZ$/m],
+    [['org', 'create', '--name', 'Acme', '--currency', 'xyz'], /^--currency must be an ISO 4217 code, got xyz$/m],
+    [['org', 'create', '--name', 'Acme', '--timezone', 'Mars/Base'], /^--timezone must be an IANA time zone such as Europe\/Warsaw, got Mars\/Base$/m],
     [['org', 'create', '--name', 'Acme', '--phone-country-code', '0'], /^--phone-country-code must be 1-3 digits, not beginning with 0$/m],
     [['org', 'create', '--name', 'Acme', '--phone-country-code', '048'], /^--phone-country-code must be 1-3 digits/m],
   ]);
