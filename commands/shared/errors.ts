@@ -34,6 +34,8 @@ export class ApiError extends Error {
     readonly details?: Record<string, unknown>,
     /** Optional extra text for humans (English); the rendered message comes from the catalogue. */
     readonly hint?: string,
+    /** The rendered message in place of the catalogue's, where the code's own does not fit (the leadgen webhook's 401 is about no API key). */
+    readonly messages?: Readonly<Record<'pl' | 'en', string>>,
   ) {
     super(hint ? `${code}: ${hint}` : code);
     this.name = 'ApiError';

@@ -34,6 +34,21 @@ export const TIMED_OUT: Record<Language, string> = {
 };
 
 /**
+ * unauthorized at the platform's leadgen webhook (src/routes/platformWebhook.ts), which takes no API key: the
+ * catalogue's message would send whoever sets up the app looking for one.
+ */
+export const LEADGEN_REFUSED = {
+  signature: {
+    pl: 'Brak nagłówka X-Hub-Signature-256 lub podpis nie zgadza się z treścią (sekret aplikacji: PLATFORM_APP_SECRET).',
+    en: 'The X-Hub-Signature-256 header is missing or does not match the body (app secret: PLATFORM_APP_SECRET).',
+  },
+  verifyToken: {
+    pl: 'Zły hub.mode lub hub.verify_token (oczekiwany: subscribe i PLATFORM_VERIFY_TOKEN).',
+    en: 'Wrong hub.mode or hub.verify_token (expected: subscribe and PLATFORM_VERIFY_TOKEN).',
+  },
+} as const satisfies Record<string, Record<Language, string>>;
+
+/**
  * Accept-Language with quality values: English when an en tag outranks pl, Polish otherwise. Whitespace may stand
  * on either side of each ';' (RFC 9110 writes the weight `OWS ";" OWS "q=" qvalue`): `en ;q=0.9` is English too.
  */

@@ -20,7 +20,7 @@ export function languageOf(req: Request): Language {
 
 /** The error body of `error`, its message in `language`; details only when there are some. */
 export function errorBody(error: ApiError, language: Language): z.infer<typeof ErrorBody> {
-  const body: z.infer<typeof ErrorBody> = { error: { code: error.code, message: MESSAGES[error.code][language] } };
+  const body: z.infer<typeof ErrorBody> = { error: { code: error.code, message: (error.messages ?? MESSAGES[error.code])[language] } };
   if (error.details && Object.keys(error.details).length) body.error.details = withFirstField(error.details);
   return body;
 }

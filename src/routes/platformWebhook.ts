@@ -8,6 +8,7 @@ import { isWithinTimeSpanMs } from '../../commands/shared/time.ts';
 import { unstorableText } from '../../commands/shared/text.ts';
 import { recordPendingLead } from '../../commands/lead/intake.ts';
 import { pageOwner } from '../../queries/pages.ts';
+import { LEADGEN_REFUSED } from '../http/messages.ts';
 import type { Services } from '../services.ts';
 
 export const PLATFORM_WEBHOOK_PATH = '/platform/webhook';
@@ -81,7 +82,7 @@ export function leadgenNotices(body: unknown, receivedAt: Date): Notice[] {
 
 async function receive(services: Services, req: Request, res: Response): Promise<void> {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  if (!validLeadgenSignature(services.config.platformAppSecret, raw, req.get('x-hub-signature-256'))) throw new ApiError('unauthorized', undefined, 'bad leadgen signature');
+  if (!validLeadgenSignature(services.config.platformAppSecret, raw, req.get('x-hub-signature-256'))) throw new ApiError('unauthorized', undefined, 'bad leadgen signature', LEADGEN_REFUSED.signature);
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
@@ -106,7 +107,7 @@ async function receive(services: Services, req: Request, res: Response): Promise
 function verify(services: Services, req: Request, res: Response): void {
   const q = req.query as Record<string, string | undefined>;
   const token = services.config.platformVerifyToken;
-  if (q['hub.mode'] !== 'subscribe' || !token || !sameText(String(q['hub.verify_token'] ?? ''), token)) throw new ApiError('unauthorized', undefined, 'bad verify token');
+  if (q['hub.mode'] !== 'subscribe' || !token || !sameText(String(q['hub.verify_token'] ?? ''), token)) throw new ApiError('unauthorized', undefined, 'bad verify token', LEADGEN_REFUSED.verifyToken);
   res.status(200).type('text/plain').send(String(q['hub.challenge'] ?? ''));
 }
 

@@ -9,6 +9,7 @@ import { startTestServer, type TestOrg, type TestServer } from '../support/serve
 import { eventually } from '../support/eventually.ts';
 import { receiveLead } from '../../commands/lead/intake.ts';
 import { platformLead } from './support.ts';
+import { LEADGEN_REFUSED, MESSAGES } from '../../src/http/messages.ts';
 
 const SECRET = 'app-secret-for-tests';
 const run = promisify(execFile);
@@ -61,6 +62,12 @@ test('the verification handshake echoes hub.challenge for the right token only',
   assert.is(await ok.text(), '1158201444');
   const wrong = await fetch(`${server.origin}/platform/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`);
   assert.is(wrong.status, 401);
+  // Its own message, not the one of a missing API key (this endpoint takes none).
+  const body = await wrong.json();
+  assert.is(body.error.code, 'unauthorized');
+  assert.is(body.error.message, LEADGEN_REFUSED.verifyToken.pl);
+  const en = await fetch(`${server.origin}/platform/webhook?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`, { headers: { 'accept-language': 'en' } });
+  assert.is((await en.json()).error.message, LEADGEN_REFUSED.verifyToken.en);
 });
 
 test('a signed notice is recorded pending at once, then fetched with the page token: ready, with its person and ad', async ({ server, sandbox, org }) => {
@@ -113,14 +120,21 @@ test('answers carry the form\'s questions as the person saw them (label), from t
   ]);
 });
 
-test('a forged or missing signature is refused and nothing is recorded', async ({ server, sandbox, org }) => {
+test('a forged or missing signature is refused with its own message (not the API key\'s) and nothing is recorded', async ({ server, sandbox, org }) => {
   seed(sandbox, 'W-2', 'forged@example.com');
   const raw = notice('W-2');
   for (const signature of [signLeadgenPayload('wrong-secret', raw), null, 'sha256=', signLeadgenPayload(SECRET, raw + ' ')]) {
     const res = await post(server, raw, signature);
     assert.is(res.status, 401, String(signature));
-    assert.is((await res.json()).error.code, 'unauthorized');
+    const { error } = await res.json();
+    assert.is(error.code, 'unauthorized');
+    // The signature is named, not a missing API key (the webhook takes none), in either language.
+    assert.match(error.message, /^Brak nagłówka X-Hub-Signature-256 lub podpis nie zgadza się z treścią/);
+    assert.is.not(error.message, MESSAGES.unauthorized.pl);
   }
+  const en = await fetch(`${server.origin}/platform/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-language': 'en-GB' }, body: raw });
+  assert.is(en.status, 401);
+  assert.match((await en.json()).error.message, /^The X-Hub-Signature-256 header is missing or does not match the body/);
   assert.equal(await leadStreamOf(server, org, 'W-2'), []);
 });
 
