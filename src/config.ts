@@ -149,7 +149,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     databaseUrl: env.url('DATABASE_URL', ['postgres', 'postgresql']),
     eventstoreUrl: env.url('EVENTSTORE_URL', ['esdb', 'esdb+discover']),
     port: env.integer('PORT', 8080, 0, 65535),
-    dataDir: path.resolve(env.text('DATA_DIR', './.data')),
+    // Empty is unset, as for DATABASE_URL and SECRET_KEY: DATA_DIR= resolved to the working directory and put the cluster in the project folder.
+    dataDir: path.resolve(env.optional('DATA_DIR') ?? './.data'),
     platformApiUrl: (env.url('PLATFORM_API_URL', ['https', 'http']) ?? 'https://graph.facebook.com').replace(/\/+$/, ''),
     platformApiVersion: env.matching('PLATFORM_API_VERSION', /^v\d+\.\d+$/, 'v21.0', 'a Graph API version such as v21.0'),
     platformAppSecret: env.text('PLATFORM_APP_SECRET', ''),

@@ -83,6 +83,14 @@ test('loadConfig names the variable of every value it cannot use', () => {
   assert.is(loadConfig({ PORT: '08080' }).port, 8080);
 });
 
+// An empty DATA_DIR resolved to the working directory, and the embedded cluster went into the project folder
+// (./pg and ./postgres.json beside package.json).
+test('an empty DATA_DIR is unset, the default ./.data, as an empty DATABASE_URL or SECRET_KEY is unset', () => {
+  assert.is(loadConfig({ DATA_DIR: '' }).dataDir, path.resolve('.data'));
+  assert.is(loadConfig({}).dataDir, path.resolve('.data'));
+  assert.is(loadConfig({ DATA_DIR: 'elsewhere' }).dataDir, path.resolve('elsewhere'));
+});
+
 // A setting's error read "expected , 0, 1" (WEBHOOK_ALLOW_PRIVATE's accepted values joined, the empty one first)
 // and a URL's named neither the value nor, readably, what was wrong with it.
 test('every configuration error names the variable, the value given and what is accepted, in plain English', () => {
