@@ -13,6 +13,15 @@ export interface CreateTarget {
   now: string;
 }
 
+export const TEST_CODE_MAX_LENGTH = 64;
+
+/** Each way a test code is wrong says so: a code too long or with a space was told test mode needs one. */
+function checkTestCode(testCode: string | null): void {
+  if (testCode === null) throw validationError('test_code', 'test mode needs the test event code shown in the platform\'s Test Events tab');
+  if (testCode.length > TEST_CODE_MAX_LENGTH) throw validationError('test_code', `at most ${TEST_CODE_MAX_LENGTH} characters, got ${testCode.length}`);
+  if (!/^[A-Za-z0-9_-]+$/.test(testCode)) throw validationError('test_code', 'letters, digits, - and _ only, as the platform\'s Test Events tab shows it');
+}
+
 export function decideCreateTarget(state: TargetState, cmd: CreateTarget): { events: TargetEvent[]; result: { id: string } } {
   if (state.exists) throw new ApiError('conflict', { target_id: cmd.targetId });
   if (!cmd.organizationExists) throw new ApiError('not_found', { organization_id: cmd.organizationId }, 'unknown organisation');
@@ -20,9 +29,7 @@ export function decideCreateTarget(state: TargetState, cmd: CreateTarget): { eve
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(cmd.datasetId)) throw validationError('dataset', 'the platform dataset id (letters, digits, - and _)');
   if (cmd.mode !== 'test' && cmd.mode !== 'live') throw validationError('mode', 'test or live');
   if (cmd.mode === 'live' && cmd.testCode !== null) throw validationError('test_code', 'a test event code belongs to test mode');
-  if (cmd.mode === 'test' && (cmd.testCode === null || !/^[A-Za-z0-9_-]{1,64}$/.test(cmd.testCode))) {
-    throw validationError('test_code', 'test mode needs the test event code shown in the platform\'s Test Events tab');
-  }
+  if (cmd.mode === 'test') checkTestCode(cmd.testCode);
   const { targetId, organizationId, datasetId, tokenCiphertext, testCode, now } = cmd;
   return {
     events: [{ type: 'TargetCreated', data: { targetId, organizationId, datasetId, tokenCiphertext, mode: cmd.mode as TargetMode, testCode, createdAt: now } }],

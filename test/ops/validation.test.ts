@@ -56,7 +56,7 @@ test('key create --expires: a time in the past, or one the calendar lacks, makes
   assert.equal((await listed()).map((k) => k.expires_at), ['2099-01-01T08:00:00.000Z']);
 });
 
-test('target create --dataset: only the platform\'s numeric dataset id is taken; an empty --test-code is missing', async (ctx) => {
+test('target create --dataset: only the platform\'s numeric dataset id is taken; an empty --test-code is missing, a long one or one with a space says so', async (ctx) => {
   const target = (dataset: string, ...more: string[]) => ['target', 'create', '--org', ctx.org, '--dataset', dataset, '--token', 'EAAB-token', ...more];
   await refused(ctx, [
     [target('ds-3001'), /^--dataset must be the platform's numeric dataset \(pixel\) id, got ds-3001$/m],
@@ -65,11 +65,15 @@ test('target create --dataset: only the platform\'s numeric dataset id is taken;
     [target('-123'), /^--dataset must be the platform's numeric dataset/],
     [target(' 123'), /^--dataset must be the platform's numeric dataset/],
     [target('123', '--test-code', ''), /^missing --test-code$/m],
+    // Was 'test mode needs the test event code ...', as if none had been given.
+    [target('123', '--test-code', 'T'.repeat(65)), /^validation_error: --test-code: at most 64 characters, got 65 /m],
+    [target('123', '--test-code', 'TEST 42'), /^validation_error: --test-code: letters, digits, - and _ only/m],
   ]);
   const listed = async () => JSON.parse((await ops(ctx, ['target', 'list', '--org', ctx.org])).stdout) as { dataset_id: string; mode: string }[];
   assert.equal(await listed(), []);
   await idOf(ctx, target('123456789', '--test-code', 'TEST42'));
-  assert.equal((await listed()).map((t) => [t.dataset_id, t.mode]), [['123456789', 'test']]);
+  await idOf(ctx, target('123456790', '--test-code', 'T'.repeat(64)));
+  assert.equal((await listed()).map((t) => [t.dataset_id, t.mode]).sort(), [['123456789', 'test'], ['123456790', 'test']]);
 });
 
 test('page connect, source create --form-id, adaccount connect, jobs enqueue: only the platform\'s numeric page and form ids and act_<digits> accounts are taken', async (ctx) => {
