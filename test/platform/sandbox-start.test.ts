@@ -54,4 +54,19 @@ test('a free port starts it and prints the URL', async () => {
   assert.is(code, 0);
 });
 
+test('npm run sandbox stops when npm is sent SIGTERM, as a supervisor stops it', async () => {
+  // Without `exec` in the script, the shell npm starts kept the sandbox from the signal: npm waited on it for ever.
+  const npm = spawn('npm', ['run', '-s', 'sandbox'], { cwd: root, env: { ...process.env, SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const first = await new Promise<string>((resolve) => npm.stdout.once('data', (chunk) => resolve(String(chunk))));
+  const url = /http:\/\/127\.0\.0\.1:\d+/.exec(first)?.[0];
+  assert.ok(url, first);
+  const stopped = new Promise<number | null>((resolve) => npm.on('close', resolve));
+  npm.kill('SIGTERM');
+  const timeout = setTimeout(() => npm.kill('SIGKILL'), 15_000);
+  assert.is(await stopped, 0, 'npm ended with the sandbox, not killed after 15 s');
+  clearTimeout(timeout);
+  const answer = await fetch(`${url}/v20.0/me`).then(() => 'still serving', (error: { cause?: { code?: string } }) => error.cause?.code);
+  assert.is(answer, 'ECONNREFUSED');
+});
+
 test.run();
