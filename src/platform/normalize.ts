@@ -75,11 +75,11 @@ export function hashExternalId(raw: string): string | null {
  * A contact's phone in E.164 ("+48601234567"), or null when the input is not a phone number we accept:
  * either with a country code (leading + or 00, then 8-15 digits, the first not 0), or exactly 9 national
  * digits for the default country, or those 9 digits after the default country code written without + or 00
- * ("48601234567", read so by normalizePhone too). Spaces, dashes and parentheses are ignored; anything else
- * is refused.
+ * ("48601234567", read so by normalizePhone too). Spaces, dashes, dots and parentheses are ignored (the
+ * separators people write: "601.234.567" as much as "601-234-567"); anything else is refused.
  */
 export function toE164(raw: string, defaultCountryCode: string): string | null {
-  const compact = withoutTrunkZero(raw).trim().replace(/[\s\-()]/g, '');
+  const compact = withoutTrunkZero(raw).trim().replace(/[\s\-.()]/g, '');
   const code = defaultCountryCode.replace(/\D/g, '');
   let digits: string;
   if (compact.startsWith('+')) digits = compact.slice(1);

@@ -54,6 +54,8 @@ test('toE164 accepts a country code (+ or 00) or exactly 9 national digits', () 
   assert.is(toE164('+48 601 234 567', '48'), '+48601234567');
   assert.is(toE164('601-234-567', '48'), '+48601234567');
   assert.is(toE164('(601) 234 567', '48'), '+48601234567');
+  assert.is(toE164('+48.601.234.567', '48'), '+48601234567', 'dots are separators as dashes are');
+  assert.is(toE164('601.234.567', '48'), '+48601234567');
   assert.is(toE164('0044 20 7946 0958', '48'), '+442079460958');
   assert.is(toE164('+1 (212) 555-1234', '48'), '+12125551234');
   assert.is(toE164('+44 (0) 20 7946 0958', '48'), '+442079460958', 'the trunk zero in parentheses is no digit');
@@ -65,7 +67,7 @@ test('toE164 accepts a country code (+ or 00) or exactly 9 national digits', () 
 });
 
 test('toE164 refuses everything else', () => {
-  for (const raw of ['', '12345', '60123456', '6012345678', '4860123456', '486012345678', '49601234567', '+0123456789', '+1234567', '+1234567890123456', '601 234 567 ext 5', '+48.601.234.567', 'phone']) {
+  for (const raw of ['', '12345', '60123456', '6012345678', '4860123456', '486012345678', '49601234567', '+0123456789', '+1234567', '+1234567890123456', '601 234 567 ext 5', '+48/601/234/567', '601_234_567', 'phone']) {
     assert.is(toE164(raw, '48'), null, raw);
   }
 });
