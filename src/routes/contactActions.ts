@@ -5,7 +5,7 @@ import { addNote, changeTags, setSmsOptout } from '../../commands/contact/handle
 import { changeStage } from '../../commands/contact/stage.ts';
 import type { Position } from '../eventstore/port.ts';
 import type { Services } from '../services.ts';
-import { CONTACT_READ_MODELS, contactAfter, type Contact } from './contactView.ts';
+import { CONTACT_READ_MODELS, STAGE_READ_MODELS, contactAfter, type Contact } from './contactView.ts';
 
 const MERGED_OR_MISSING = ['not_found', 'contact_merged'] as const;
 
@@ -17,15 +17,16 @@ interface Target {
 
 /**
  * Run one contact command on the path's card (the command answers 404 or 409 contact_merged) and read
- * the contact back once the read model shows the command's events, as the caller will read it next.
+ * the contact back once the read models show the command's events, as the caller will read it next.
  */
 async function actOnContact<T extends { position: Position | null }>(
   ctx: { params: { id: string }; caller: Caller; services: Services },
   command: (target: Target) => Promise<T>,
+  readModels: readonly string[] = CONTACT_READ_MODELS,
 ): Promise<T & { contact: Contact }> {
   const target = { organizationId: ctx.caller.organizationId, contactId: ctx.params.id };
   const outcome = await command(target);
-  return { ...outcome, contact: await contactAfter(ctx.services, target.organizationId, target.contactId, outcome.position) };
+  return { ...outcome, contact: await contactAfter(ctx.services, target.organizationId, target.contactId, outcome.position, undefined, readModels) };
 }
 
 export const contactStageRoute = defineRoute({
@@ -40,8 +41,9 @@ export const contactStageRoute = defineRoute({
   errors: [...MERGED_OR_MISSING, 'stage_conflict'],
   handler: async (ctx) => {
     const { body, services, metadata } = ctx;
+    // The reports too: a caller that moves a person to sold reads the sale in the campaign report next.
     const outcome = await actOnContact(ctx, (target) =>
-      changeStage(services, { ...target, stage: body.stage, value: body.value ?? null, currency: body.currency || null }, metadata));
+      changeStage(services, { ...target, stage: body.stage, value: body.value ?? null, currency: body.currency || null }, metadata), STAGE_READ_MODELS);
     return {
       status: 200,
       body: { contact: outcome.contact, platform_events_queued: outcome.platformEventsQueued, leads_without_send: outcome.leadsWithoutSend },

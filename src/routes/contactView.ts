@@ -12,6 +12,8 @@ import type { Services } from '../services.ts';
 
 /** Projectors a contact write can change, for read-your-writes. */
 export const CONTACT_READ_MODELS = ['contacts'] as const;
+/** A stage change also moves the leads the campaign and creative reports count (qualified, rejected, sales, revenue). */
+export const STAGE_READ_MODELS = [...CONTACT_READ_MODELS, 'reporting_leads'] as const;
 
 export type Contact = z.infer<typeof ContactSchema>;
 
@@ -41,8 +43,11 @@ export function createdContact(d: ContactCreated): Contact {
  * the card it made: when the read model has not caught up within the bound (its projector late, or run by no
  * process: WORKERS=off), that is the answer, never a 404 for what was just created.
  */
-export async function contactAfter(services: Services, organizationId: string, contactId: string, position: Position | null, created?: Contact): Promise<Contact> {
-  if (position) await services.waiter.waitFor(CONTACT_READ_MODELS, position, 5000);
+export async function contactAfter(
+  services: Services, organizationId: string, contactId: string, position: Position | null, created?: Contact,
+  readModels: readonly string[] = CONTACT_READ_MODELS,
+): Promise<Contact> {
+  if (position) await services.waiter.waitFor(readModels, position, 5000);
   const row = await getContact(services.pool, organizationId, contactId);
   if (row) return JSON.parse(row.json) as Contact;
   if (created) return created;

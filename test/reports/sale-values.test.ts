@@ -34,4 +34,25 @@ test('ten sales at the largest value of one campaign and day all count; a larger
   assert.equal(res.body.rows.map((r: any) => [r.id, r.currency, r.metrics.sales, r.metrics.revenue]), [['c-1', 'IDR', 10, 1e11]]);
 });
 
+test('a sale is in the campaign report as soon as POST /contacts/{id}/stage answers, though the reports projector is behind', async (ctx) => {
+  const lead = await importLead(ctx.server, ctx.org, { id: '950', email: 'prompt@example.com', ad: 'a-2', campaign: 'c-2', created: '2025-03-02T10:00:00+0000' });
+  await settleReports(ctx.server);
+  // Hold the reporting_leads projector for 500 ms: its batch waits to write report_leads. A table lock takes no
+  // transaction id, so the store goes on showing the stage change to every other projector.
+  const holder = await ctx.server.services.pool.connect();
+  await holder.query('BEGIN');
+  await holder.query('LOCK TABLE report_leads IN SHARE MODE');
+  const released = new Promise((resolve) => setTimeout(resolve, 500)).then(() => holder.query('COMMIT')).finally(() => holder.release());
+  try {
+    const sold = await sell(ctx, lead.contactId!, 250);
+    assert.is(sold.status, 200, JSON.stringify(sold.body));
+    // Read-your-writes (DESIGN.md): the stage change answered only once the reports had applied it.
+    const res = await ctx.server.request('GET', '/campaigns/report?from=2025-03-02&to=2025-03-02', { key: ctx.org.key });
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.rows.map((r: any) => [r.id, r.metrics.leads, r.metrics.qualified, r.metrics.sales, r.metrics.revenue]), [['c-2', 1, 1, 1, 250]]);
+  } finally {
+    await released;
+  }
+});
+
 test.run();
