@@ -1,5 +1,6 @@
 // The Express application: request id and time-out, /healthz, then for everything else authentication -> rate limit
 // -> body parser -> idempotency (POST) -> route, with every failure rendered as the one JSON error body.
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../services.ts';
@@ -11,7 +12,7 @@ import { watchKeyChanges } from './keyEvents.ts';
 import { buildOpenApi } from './openapi.ts';
 import { RATE_LIMIT_PER_MINUTE, rateLimit, RateLimiter } from './ratelimit.ts';
 import { registerRoute } from './register.ts';
-import { errorBody, languageOf, sendError, toApiError } from './render.ts';
+import { errorBody, languageOf, NOT_UTF8, sendError, toApiError } from './render.ts';
 import type { OnResponseMismatch } from './responseCheck.ts';
 import type { RouteDef } from './route.ts';
 import { routes as routeTable } from './routes.ts';
@@ -68,7 +69,7 @@ function v1Router(services: Services, routes: readonly RouteDef[], onResponseMis
   v1.get('/openapi.json', (_req, res) => { res.json(document); });
   v1.use('/docs', docsRouter());
   // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON, in UTF-8.
-  const parseBody = utf8Json(express.json({ limit: '64kb', type: () => true, strict: true }));
+  const parseBody = utf8Json(express.json({ limit: '64kb', type: () => true, strict: true, verify: refuseNonUtf8 }));
   const idempotency = new Idempotency(services);
   const writes = new WritesInFlight(routes.flatMap((r) => (r.afterWrites ? [r.afterWrites] : [])));
   for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, writes, onResponseMismatch });
@@ -85,6 +86,14 @@ function utf8Json(parseJson: express.RequestHandler): express.RequestHandler {
     if (type) req.headers['content-type'] = type.replace(/;\s*charset\s*=\s*("[^"]*"|[^;]*)/gi, '');
     parseJson(req, res, next);
   };
+}
+
+/**
+ * JSON text is UTF-8 (RFC 8259, 8.1): bytes that are not (Latin-1 or UTF-16 text, a cut sequence) make a body
+ * that is not JSON, so invalid_json. The decoder would have read each such byte as U+FFFD and stored that.
+ */
+function refuseNonUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error('the body is not UTF-8'), { type: NOT_UTF8 });
 }
 
 export function createApp(services: Services, state: AppState, extras: AppExtras = {}): express.Express {

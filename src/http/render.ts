@@ -77,6 +77,9 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'param
   return new ApiError('validation_error', { fields: once });
 }
 
+/** The type of the body parser's error for a body whose bytes are not UTF-8 (app.ts). */
+export const NOT_UTF8 = 'encoding.not_utf8';
+
 /** Anything thrown while serving a request becomes an ApiError; unknown causes are internal_error. */
 export function toApiError(error: unknown): { apiError: ApiError; unexpected: boolean } {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
@@ -87,6 +90,7 @@ export function toApiError(error: unknown): { apiError: ApiError; unexpected: bo
   if (error instanceof URIError && e.status === 400) {
     return { apiError: new ApiError('validation_error', { fields: [{ field: 'path', message: 'malformed percent-encoding' }] }), unexpected: false };
   }
+  if (e?.type === NOT_UTF8) return { apiError: new ApiError('invalid_json', { expected: 'JSON text in UTF-8' }), unexpected: false };
   const unreadable = ['entity.parse.failed', 'encoding.unsupported', 'charset.unsupported', 'request.size.invalid', 'request.aborted'];
   if (e?.type && unreadable.includes(e.type)) {
     return { apiError: new ApiError('invalid_json'), unexpected: false };

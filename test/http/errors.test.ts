@@ -136,6 +136,37 @@ test('a JSON body is read as UTF-8 whatever charset its Content-Type names (RFC 
   }
 });
 
+test('a body whose bytes are not UTF-8 is 400 invalid_json, not text with U+FFFD in it', async (ctx) => {
+  const send = (body: Buffer, encoding?: string) => fetch(`${ctx.app.origin}/v1/test/echo`, {
+    method: 'POST', body: new Blob([new Uint8Array(body)]),
+    headers: { authorization: `Bearer ${ctx.org.key}`, 'content-type': 'application/json', 'accept-language': 'en', ...(encoding ? { 'content-encoding': encoding } : {}) },
+  });
+  const json = JSON.stringify({ name: 'Zażółć' });
+  const bodies: [string, Buffer, string?][] = [
+    ['Latin-2', Buffer.from(json.replace('ażółć', '\xb1\xbf\xf3\xb3\xe6'), 'latin1')],
+    ['UTF-16', Buffer.from(`\ufeff${json}`, 'utf16le')],
+    ['a cut sequence', Buffer.concat([Buffer.from('{"name":"Za'), Buffer.from([0xc5]), Buffer.from('"}')])],
+    ['gzip of Latin-1', gzipSync(Buffer.from('{"name":"Caf\xe9"}', 'latin1')), 'gzip'],
+  ];
+  for (const [what, body, encoding] of bodies) {
+    const res = await send(body, encoding);
+    assert.is(res.status, 400, what);
+    assert.equal(((await res.json()) as { error: unknown }).error, {
+      code: 'invalid_json', message: MESSAGES.invalid_json.en, details: { expected: 'JSON text in UTF-8' },
+    }, what);
+  }
+  const good = await send(Buffer.from(json));
+  assert.is(good.status, 201);
+  assert.is(((await good.json()) as { name: string }).name, 'Zażółć');
+  // On a real endpoint: the conversion is not accepted, so no event is kept with U+FFFD in its external_id.
+  const refused = await fetch(`${ctx.server.origin}/v1/events`, {
+    method: 'POST', headers: { authorization: `Bearer ${ctx.org.key}` },
+    body: new Blob([new Uint8Array(Buffer.from('{"source":"s","external_id":"caf\xe9","status":"paid","consent":true}', 'latin1'))]),
+  });
+  assert.is(refused.status, 400);
+  assert.is(((await refused.json()) as { error: { code: string } }).error.code, 'invalid_json');
+});
+
 test('malformed JSON and unknown fields are 400 invalid_json', async (ctx) => {
   for (const body of ['{"name": "a"', 'name=a', '"just a string"']) {
     const res = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body });
