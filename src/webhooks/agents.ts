@@ -1,4 +1,4 @@
-// Keep-alive agents for webhook pushes: one per origin and checked address, bounded, closed at shutdown.
+// Keep-alive agents for webhook pushes: one per origin and checked addresses, bounded, closed at shutdown.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { rootCertificates } from 'node:tls';
@@ -24,7 +24,8 @@ export interface AgentTarget {
   protocol: 'http:' | 'https:';
   hostname: string;
   port: number;
-  address: ResolvedAddress;
+  /** The checked addresses, tried in this order. */
+  addresses: ResolvedAddress[];
 }
 
 export function createSenderAgents(options: SenderAgentsOptions = {}): SenderAgents {
@@ -36,12 +37,12 @@ export function createSenderAgents(options: SenderAgentsOptions = {}): SenderAge
 }
 
 /**
- * The agent for a target. Its `lookup` is pinned to the checked address, and agent options override the
+ * The agent for a target. Its `lookup` is pinned to the checked addresses, and agent options override the
  * request's when a socket is made, so no socket of this agent can reach another address.
  */
 export function agentFor(agents: SenderAgents, target: AgentTarget): HttpAgent {
   if (agents.closed) throw new Error('the webhook sender is shut down');
-  const key = `${target.protocol}//${target.hostname}:${target.port}@${target.address.address}`;
+  const key = `${target.protocol}//${target.hostname}:${target.port}@${target.addresses.map((a) => a.address).join(',')}`;
   const existing = agents.pool.get(key);
   if (existing) {
     agents.pool.delete(key);
@@ -64,7 +65,7 @@ export function oneShotAgent(target: AgentTarget, ca?: SenderAgentsOptions['ca']
 }
 
 function makeAgent(target: AgentTarget, options: Pick<SenderAgentsOptions, 'maxSocketsPerAgent' | 'ca'>, keepAlive: boolean): HttpAgent {
-  const common = { keepAlive, maxSockets: options.maxSocketsPerAgent, lookup: pinnedLookup(target.address) };
+  const common = { keepAlive, maxSockets: options.maxSocketsPerAgent, lookup: pinnedLookup(target.addresses) };
   if (target.protocol === 'http:') return new HttpAgent(common);
   const ca = options.ca === undefined ? undefined : withSystemRoots(options.ca);
   return new HttpsAgent({ ...common, ca });

@@ -33,7 +33,7 @@ export function lookupOnceEach(lookup: LookupAll): LookupAll {
   };
 }
 
-export type Resolution = { ok: true; address: ResolvedAddress } | { ok: false; error: string };
+export type Resolution = { ok: true; addresses: ResolvedAddress[] } | { ok: false; error: string };
 
 export interface ResolveOptions {
   allowPrivate: boolean;
@@ -41,8 +41,8 @@ export interface ResolveOptions {
 }
 
 /**
- * The one address to connect to. The host is resolved exactly once; if any answer is not public the push
- * is refused, since a DNS name that mixes public and private answers is a rebinding attempt.
+ * The addresses to connect to, in the resolver's order. The host is resolved exactly once; if any answer is not
+ * public the push is refused, since a DNS name that mixes public and private answers is a rebinding attempt.
  */
 export async function resolveTarget(hostname: string, { allowPrivate, lookup }: ResolveOptions): Promise<Resolution> {
   const host = hostname.replace(/^\[(.*)\]$/, '$1');
@@ -56,16 +56,20 @@ export async function resolveTarget(hostname: string, { allowPrivate, lookup }: 
       return { ok: false, error: `refused: ${host} resolves to ${describeAddressClass(cls)} address` };
     }
   }
-  return { ok: true, address: answers[0] };
+  return { ok: true, addresses: answers };
 }
 
-/** A `lookup` for net/tls connect that answers with the already-checked address and never asks DNS. */
-export function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
+/**
+ * A `lookup` for net/tls connect that answers with the already-checked addresses and never asks DNS. All of
+ * them: net tries the next when one does not connect (autoSelectFamily), so a name answering ::1 before
+ * 127.0.0.1 (localhost in many containers) still reaches a receiver listening on IPv4 only.
+ */
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     // Answer asynchronously, as dns.lookup does, so net sees the order of events it expects.
     process.nextTick(() => {
-      if (options.all) callback(null, [{ address, family }]);
-      else callback(null, address, family);
+      if (options.all) callback(null, addresses.map(({ address, family }) => ({ address, family })));
+      else callback(null, addresses[0].address, addresses[0].family);
     });
   };
 }

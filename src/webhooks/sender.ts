@@ -103,7 +103,7 @@ async function attempt(options: SendPushOptions, signal: AbortSignal): Promise<O
     protocol: https ? 'https:' : 'http:',
     hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: url.port === '' ? (https ? 443 : 80) : Number(url.port),
-    address: resolved.address,
+    addresses: resolved.addresses,
   };
   const body = pushBody(options.delivery);
   const request: PushRequest = { url, headers: pushHeaders(options.delivery, options.secret, options.nowSeconds, body), body, signal, timeoutMs: options.timeoutMs };

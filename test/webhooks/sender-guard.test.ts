@@ -150,4 +150,20 @@ allowed('a name resolving to loopback is sent to; one resolving to a private, li
   assert.is(local.received.length, 1);
 });
 
+allowed('a name answering ::1 first reaches a receiver on 127.0.0.1 only: every checked address is tried, none other', async ({ local }) => {
+  // localhost in a container whose /etc/hosts lists ::1 too: glibc sorts ::1 first, and the receiver listens on IPv4.
+  const agents = createSenderAgents();
+  try {
+    for (const pool of [undefined, agents, agents]) {
+      const { lookup, calls } = scriptedLookup(['::1', '127.0.0.1'], ['127.0.0.2']);
+      const result = await sendPush(options(`http://localhost:${local.port}/hook`, { lookup, agents: pool, allowPrivate: true }));
+      assert.equal([result.ok, result.status, result.error], [true, 200, '']);
+      assert.is(calls.length, 1);
+    }
+  } finally {
+    closeSenderAgents(agents);
+  }
+  assert.is(local.received.length, 4);
+});
+
 allowed.run();
