@@ -1,7 +1,8 @@
 // The campaign report: spend and the lead cohort per campaign, ad set or ad, totals per currency against
 // the previous period, organic leads, spend sync state, and leads with no id at the level.
 import type { Queryable } from '../../src/db/pool.ts';
-import { Currencies, listAccounts, listAds, listCreativeAccounts, namesOf, syncItems, type Names, type Level, type SyncItem } from './catalog.ts';
+import { Currencies, namesOf, syncItems, type Names, type Level, type SyncItem } from './catalog.ts';
+import { readCatalogRows, type CatalogReader } from './catalogCache.ts';
 import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
 import { totalTiles, type SignedTile } from './signed-tiles.ts';
 import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
@@ -97,21 +98,20 @@ const previousGroupColumn = (params: CampaignParams): GroupColumn => (params.ads
 
 const levelOf = (by: GroupColumn): Level => (by === 'campaign_id' ? 'campaign' : by === 'adset_id' ? 'adset' : 'ad');
 
-export async function campaignReport(db: Queryable, scope: ReportScope, params: CampaignParams): Promise<CampaignReport> {
+/** `catalog`: how the ads, creatives and accounts are read (the HTTP route keeps them between reports). */
+export async function campaignReport(db: Queryable, scope: ReportScope, params: CampaignParams, catalog: CatalogReader = readCatalogRows): Promise<CampaignReport> {
   const { organizationId } = scope;
   const grouping = { by: groupColumn(params.level) };
   const previousGrouping = { by: previousGroupColumn(params) };
   const filter: FactFilter = { campaignId: params.campaign, adsetId: params.adset };
   const previous = previousRange(params);
   const [tiles, previousTiles] = [totalTiles(params.from, params.to), totalTiles(previous.from, previous.to)];
-  const [spend, leads, spendBefore, leadsBefore, ads, creativeAds, accounts, names] = await Promise.all([
+  const [spend, leads, spendBefore, leadsBefore, { ads, creativeAds, accounts }, names] = await Promise.all([
     spendBy(db, organizationId, tiles, grouping, filter),
     leadsBy(db, organizationId, tiles, grouping, filter),
     spendBy(db, organizationId, previousTiles, previousGrouping, filter),
     leadsBy(db, organizationId, previousTiles, previousGrouping, filter),
-    listAds(db, organizationId),
-    listCreativeAccounts(db, organizationId),
-    listAccounts(db, organizationId),
+    catalog(db, organizationId),
     namesOf(db, organizationId, LEVELS_SHOWN[params.level]),
   ]);
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);

@@ -92,15 +92,6 @@ export async function listCreativeAds(db: Queryable, organizationId: string): Pr
   return rows;
 }
 
-/** Only the account of each ad with a creative: what the campaign report needs of them (currencies). */
-export async function listCreativeAccounts(db: Queryable, organizationId: string): Promise<Pick<CreativeAdRow, 'ad_id' | 'account'>[]> {
-  const { rows } = await db.query<Pick<CreativeAdRow, 'ad_id' | 'account'>>(
-    'SELECT ad_id, account FROM report_creative_ads WHERE organization_id = $1 ORDER BY group_id, synced_at DESC, ad_id',
-    [organizationId],
-  );
-  return rows;
-}
-
 export async function listGroupTags(db: Queryable, organizationId: string): Promise<Map<string, string[]>> {
   const { rows } = await db.query<{ group_id: string; tags: string[] }>(
     'SELECT group_id, tags FROM report_creative_tags WHERE organization_id = $1',

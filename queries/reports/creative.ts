@@ -2,7 +2,8 @@
 // and a fatigue verdict, with totals per currency against the previous period.
 import type { Queryable } from '../../src/db/pool.ts';
 import { addDays } from '../../projections/reporting_shared/days.ts';
-import { Currencies, listAccounts, listAds, listCreativeAds, listGroupTags, syncItems, type AccountRow, type AdRow, type CreativeAdRow, type SyncItem } from './catalog.ts';
+import { Currencies, syncItems, type AccountRow, type AdRow, type CreativeAdRow, type SyncItem } from './catalog.ts';
+import { readCatalogRows, type CatalogReader } from './catalogCache.ts';
 import { spendBy } from './facts.ts';
 import { leadsPerAd, spendPerAd, type AdFacts } from './creative-facts.ts';
 import { creativeTiles, totalTiles, type FactTile } from './signed-tiles.ts';
@@ -126,21 +127,21 @@ interface CreativeCatalog {
   currencies: Currencies;
 }
 
-async function readCatalog(db: Queryable, scope: ReportScope, params: CreativeParams): Promise<CreativeCatalog> {
-  const { organizationId } = scope;
-  const [creativeAds, tags, ads, accounts] = await Promise.all([
-    listCreativeAds(db, organizationId), listGroupTags(db, organizationId), listAds(db, organizationId), listAccounts(db, organizationId),
-  ]);
+async function readCatalog(db: Queryable, scope: ReportScope, params: CreativeParams, read: CatalogReader): Promise<CreativeCatalog> {
+  const { creativeAds, tags, ads, accounts } = await read(db, scope.organizationId);
   const groups = selectGroups(creativeAds, tags, params);
   const groupOfAd = new Map([...groups.values()].flatMap((g) => g.ad_ids.map((ad) => [ad, g.group_id] as [string, string])));
   return { creativeAds, ads, accounts, groups, groupOfAd, currencies: new Currencies(ads, creativeAds, accounts, scope.currency) };
 }
 
-export async function creativeReport(db: Queryable, scope: ReportScope, params: CreativeParams, language: 'pl' | 'en'): Promise<CreativeReport> {
+/** `readRows`: how the ads, creatives, tags and accounts are read (the HTTP route keeps them between reports). */
+export async function creativeReport(
+  db: Queryable, scope: ReportScope, params: CreativeParams, language: 'pl' | 'en', readRows: CatalogReader = readCatalogRows,
+): Promise<CreativeReport> {
   const { organizationId } = scope;
   // The catalog (every ad with its group, tags and account: ~2,000 rows read three times) is read and parsed
   // while the database sums the facts, which without a group filter need nothing from it.
-  const catalogRead = readCatalog(db, scope, params);
+  const catalogRead = readCatalog(db, scope, params, readRows);
   const previous = previousRange(params);
   const byAd = { by: 'ad_id' as const };
   // Facts of ads outside the groups are dropped when folded into groups below, so the ad list only narrows

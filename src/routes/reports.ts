@@ -7,6 +7,16 @@ import { campaignReport } from '../../queries/reports/campaign.ts';
 import { creativeReport } from '../../queries/reports/creative.ts';
 import { reportScope } from '../../queries/reports/scope.ts';
 import { FATIGUE_RULE } from '../../queries/reports/fatigue.ts';
+import { cachedCatalog, type CatalogReader } from '../../queries/reports/catalogCache.ts';
+import type { Pool } from '../db/pool.ts';
+
+/** One catalog cache per database the service reads (tests run several services in one process). */
+const catalogs = new WeakMap<Pool, CatalogReader>();
+function catalogOf(pool: Pool): CatalogReader {
+  let catalog = catalogs.get(pool);
+  if (!catalog) catalogs.set(pool, (catalog = cachedCatalog()));
+  return catalog;
+}
 
 export const getCampaignReport = defineRoute({
   method: 'get',
@@ -26,7 +36,7 @@ export const getCampaignReport = defineRoute({
     const scope = await reportScope(services.pool, caller.organizationId, services.now());
     if (!scope) throw new ApiError('unauthorized');
     const params = resolveCampaignParams(query, scope.today);
-    return { status: 200, body: await campaignReport(services.pool, scope, params) };
+    return { status: 200, body: await campaignReport(services.pool, scope, params, catalogOf(services.pool)) };
   },
 });
 
@@ -49,6 +59,6 @@ export const getCreativeReport = defineRoute({
     const scope = await reportScope(services.pool, caller.organizationId, services.now());
     if (!scope) throw new ApiError('unauthorized');
     const params = resolveCreativeParams(query, scope.today);
-    return { status: 200, body: await creativeReport(services.pool, scope, params, language) };
+    return { status: 200, body: await creativeReport(services.pool, scope, params, language, catalogOf(services.pool)) };
   },
 });
