@@ -3,6 +3,7 @@
 import type { Queryable } from '../../src/db/pool.ts';
 import { Currencies, namesOf, syncItems, type Names, type Level, type SyncItem } from './catalog.ts';
 import { readCatalogRows, type CatalogReader } from './catalogCache.ts';
+import { statementsAtMost } from './statements.ts';
 import { leadsBy, spendBy, type FactFilter, type GroupColumn } from './facts.ts';
 import { totalTiles, type SignedTile } from './signed-tiles.ts';
 import { byCurrency, fold, organicSummary, totals, unattributedLeads, type Cell, type OrganicSummary, type TotalItem } from './assemble.ts';
@@ -99,7 +100,8 @@ const previousGroupColumn = (params: CampaignParams): GroupColumn => (params.ads
 const levelOf = (by: GroupColumn): Level => (by === 'campaign_id' ? 'campaign' : by === 'adset_id' ? 'adset' : 'ad');
 
 /** `catalog`: how the ads, creatives and accounts are read (the HTTP route keeps them between reports). */
-export async function campaignReport(db: Queryable, scope: ReportScope, params: CampaignParams, catalog: CatalogReader = readCatalogRows): Promise<CampaignReport> {
+export async function campaignReport(database: Queryable, scope: ReportScope, params: CampaignParams, catalog: CatalogReader = readCatalogRows): Promise<CampaignReport> {
+  const db = statementsAtMost(database);
   const { organizationId } = scope;
   const grouping = { by: groupColumn(params.level) };
   const previousGrouping = { by: previousGroupColumn(params) };

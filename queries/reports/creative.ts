@@ -4,6 +4,7 @@ import type { Queryable } from '../../src/db/pool.ts';
 import { addDays } from '../../projections/reporting_shared/days.ts';
 import { Currencies, syncItems, type AccountRow, type AdRow, type CreativeAdRow, type SyncItem } from './catalog.ts';
 import { readCatalogRows, type CatalogReader } from './catalogCache.ts';
+import { statementsAtMost } from './statements.ts';
 import { spendBy } from './facts.ts';
 import { leadsPerAd, spendPerAd, type AdFacts } from './creative-facts.ts';
 import { creativeTiles, totalTiles, type FactTile } from './signed-tiles.ts';
@@ -136,10 +137,11 @@ async function readCatalog(db: Queryable, scope: ReportScope, params: CreativePa
 
 /** `readRows`: how the ads, creatives, tags and accounts are read (the HTTP route keeps them between reports). */
 export async function creativeReport(
-  db: Queryable, scope: ReportScope, params: CreativeParams, language: 'pl' | 'en', readRows: CatalogReader = readCatalogRows,
+  database: Queryable, scope: ReportScope, params: CreativeParams, language: 'pl' | 'en', readRows: CatalogReader = readCatalogRows,
 ): Promise<CreativeReport> {
+  const db = statementsAtMost(database);
   const { organizationId } = scope;
-  // The catalog (every ad with its group, tags and account: ~2,000 rows read three times) is read and parsed
+  // The catalog (every ad with its group, tags and account: ~2,000 rows of each, unless kept) is read and parsed
   // while the database sums the facts, which without a group filter need nothing from it.
   const catalogRead = readCatalog(db, scope, params, readRows);
   const previous = previousRange(params);
@@ -150,6 +152,9 @@ export async function creativeReport(
   const selected = { campaignId: params.campaign, adIds: filtered ? [...(await catalogRead).groupOfAd.keys()] : undefined };
   const everyAd = { campaignId: params.campaign };
   const weeks = weeksOf(params);
+  // Asked first: over long ranges the longest statement, so with two statements at a time (statements.ts) it never
+  // waits for the others.
+  const leadsBeforeRead = leadsPerAd(db, organizationId, totalTiles(previous.from, previous.to), 0, selected);
   const [catalog, [spendWeeks, spendRange], [leadsWeeks, leadsRange], spendBefore, leadsBefore] = await Promise.all([
     catalogRead,
     weeksAndRange(params, weeks, (tiles, weekColumns) => spendPerAd(db, organizationId, tiles, weekColumns, selected)),
@@ -164,7 +169,7 @@ export async function creativeReport(
       return spendBy(db, organizationId, totalTiles(previous.from, previous.to), spendOfAll ? { by: 'campaign_id' } : byAd, selected)
         .then((rows) => ({ rows, spendOfAll }));
     }),
-    leadsPerAd(db, organizationId, totalTiles(previous.from, previous.to), 0, selected),
+    leadsBeforeRead,
   ]);
   const { creativeAds, ads, accounts, groups, groupOfAd, currencies } = catalog;
   const range = byGroup(cellsOf(spendRange, leadsRange, currencies), groupOfAd);
