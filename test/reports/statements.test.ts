@@ -29,7 +29,7 @@ test('six statements given at once: never more than two running, started in the 
 
   // Unlimited, the same six overlap: the limit is what held them back.
   const free = (await Promise.all([0, 1, 2, 3, 4, 5].map((i) => db.pool.query<Ran>(
-    'SELECT $1::int AS i, clock_timestamp() AS started, pg_sleep(0.05), clock_timestamp() AS ended', [i],
+    'SELECT $1::int AS i, clock_timestamp() AS started, pg_sleep(0.3), clock_timestamp() AS ended', [i],
   )))).map((res) => res.rows[0]);
   assert.ok(mostAtOnce(free) > 2, `unlimited, ${mostAtOnce(free)} ran at once`);
 });
