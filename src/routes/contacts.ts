@@ -1,6 +1,7 @@
 // GET /contacts, POST /contacts, GET /contacts/{id}, PATCH /contacts/{id}.
 import { z } from 'zod';
 import { chars } from '../../commands/shared/text.ts';
+import { cleanTags } from '../../commands/contact/fields.ts';
 import { defineRoute, type Caller } from '../http/route.ts';
 import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { getContact, listContacts } from '../../queries/contacts.ts';
@@ -36,7 +37,7 @@ export const listContactsRoute = defineRoute({
   tag: 'Contacts',
   query: listQuery({
     stage: StageSchema.optional(),
-    tag: chars(1, 50).optional().describe('Contacts carrying this tag'),
+    tag: chars(0, 200).optional().describe('Contacts carrying this tag: 1-50 characters after trimming, as tags are kept'),
     email: z.string().min(1).max(254).optional().describe('Exact e-mail, matched by hash'),
     phone: z.string().min(1).max(40).optional().describe('Exact phone, matched by hash'),
     campaign: id.optional().describe('People with a lead from this platform campaign'),
@@ -49,8 +50,9 @@ export const listContactsRoute = defineRoute({
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'contacts', organizationId: caller.organizationId }, services.secrets.cursorKey);
     const { stage, campaign, adset, ad } = query;
-    // Tags are stored trimmed, so the filter is read the same way.
-    const tag = query.tag?.trim();
+    // Tags are stored trimmed, so the filter is read the same way and meets their rule: 1-50 characters after
+    // trimming (a blank one found nothing, and one of 50 with a space around it was refused).
+    const tag = query.tag === undefined ? undefined : cleanTags([query.tag], 'tag')[0];
     const hashed = hashedFilters(caller, query);
     const found = await listContacts(services.pool, caller.organizationId, page, { stage, tag, campaign, adset, ad, ...hashed });
     return { status: 200, rawBody: jsonListBody(found, page, services.secrets.cursorKey) };

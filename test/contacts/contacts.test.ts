@@ -162,6 +162,21 @@ test('lists filter by stage, tag, e-mail and phone (matched by hash), page with 
   assert.is(foreign.body.error.code, 'invalid_cursor');
 });
 
+test('the tag filter meets the tag rule: trimmed, then 1-50 characters; a blank or longer one is refused like a tag in a body', async ({ server, org }) => {
+  const tag = 't'.repeat(50);
+  const tagged = await server.request('POST', '/contacts', { key: org.key, body: { phone: phone(), tags: [tag] } });
+  assert.is(tagged.status, 201, JSON.stringify(tagged.body));
+  const spaced = await server.request('GET', `/contacts?tag=${encodeURIComponent(` ${tag} `)}`, { key: org.key });
+  assert.is(spaced.status, 200, JSON.stringify(spaced.body));
+  assert.equal(spaced.body.data.map((c: { id: string }) => c.id), [tagged.body.id]);
+  for (const bad of ['', '   ', `${tag}t`]) {
+    const res = await server.request('GET', `/contacts?tag=${encodeURIComponent(bad)}`, { key: org.key, headers: { 'accept-language': 'en' } });
+    assert.is(res.status, 400, JSON.stringify(bad));
+    assert.is(res.body.error.code, 'validation_error');
+    assert.equal(res.body.error.details.fields, [{ field: 'tag', message: 'a tag is 1-50 characters after trimming' }], JSON.stringify(bad));
+  }
+});
+
 test('a + the caller did not encode in the phone or e-mail filter (a space once decoded) is read as +', async ({ server, org }) => {
   const made = await server.request('POST', '/contacts', { key: org.key, body: { phone: '+1 202 555 0143', email: 'plus+tag@example.com' } });
   assert.is(made.status, 201, JSON.stringify(made.body));
