@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { chars } from '../../commands/shared/text.ts';
 import { defineRoute } from '../http/route.ts';
 import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
-import { ApiError } from '../../commands/shared/errors.ts';
+import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import { acceptConversion } from '../../commands/conversion/handlers.ts';
 import { Event, EventAccepted, PostEventBody } from '../../commands/conversion/schemas.ts';
 import { deliveriesOfEvents, getEvent, listEvents, type DeliveryRow, type EventRow } from '../../queries/conversions.ts';
@@ -70,8 +70,13 @@ export const listEventsRoute = defineRoute({
   errors: ['invalid_cursor'],
   handler: async ({ query, caller, services }) => {
     const page = openPage(query, { list: 'events', organizationId: caller.organizationId }, services.secrets.cursorKey);
-    // POST /events keeps external_id and status trimmed: the values as the caller sent them find them.
-    const rows = await listEvents(services.pool, caller.organizationId, page, { source: query.source, status: query.status?.trim(), external_id: query.external_id?.trim() });
+    // POST /events keeps external_id and status trimmed: the values as the caller sent them find them. A blank
+    // one is refused there, so it is here too, as an empty one is (it used to answer an empty page).
+    const status = query.status?.trim();
+    const externalId = query.external_id?.trim();
+    if (status === '') throw validationError('status', '1-80 characters');
+    if (externalId === '') throw validationError('external_id', '1-128 characters');
+    const rows = await listEvents(services.pool, caller.organizationId, page, { source: query.source, status, external_id: externalId });
     const deliveries = await deliveriesOfEvents(services.pool, caller.organizationId, rows.slice(0, page.limit).map((r) => r.id));
     const byEvent = new Map<string, DeliveryRow[]>();
     for (const d of deliveries) byEvent.set(d.event_id, [...(byEvent.get(d.event_id) ?? []), d]);

@@ -176,6 +176,18 @@ test('external_id and status are kept trimmed, and the list filters trim them to
   assert.equal(listed.body.data.map((e: { id: string; external_id: string; status: string }) => [e.id, e.external_id, e.status]), [[res.body.event_id, 'crm-trim', 'won']]);
 });
 
+test('a blank external_id or status filter is refused as a blank value is in the body, not answered with an empty page', async ({ server, s }) => {
+  const { key } = await server.newKey(s.organizationId, ['events:read']);
+  for (const [field, message] of [['external_id', '1-128 characters'], ['status', '1-80 characters']]) {
+    for (const value of ['', '   ']) {
+      const res = await server.request('GET', `/events?${field}=${encodeURIComponent(value)}`, { key, headers: { 'accept-language': 'en' } });
+      assert.is(res.status, 400, JSON.stringify([field, value, res.body]));
+      assert.is(res.body.error.code, 'validation_error');
+      assert.equal(res.body.error.details.fields, [{ field, message }], JSON.stringify([field, value]));
+    }
+  }
+});
+
 test('an empty or blank event_id counts as absent, as every optional text field does: the derived id, one event', async ({ server, s }) => {
   const body = { ...base(s), external_id: 'crm-no-event-id' };
   const derived = await post(server, s.key, body);
