@@ -21,7 +21,8 @@ export const PostEventBody = z.object({
   // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
   // The document's pattern is the forms isoFromCaller reads (+0200, +02, no seconds, a space), not the inner
   // schema's offset-with-colon one, which refused in the document what the service takes.
-  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true })).meta({ pattern: CALLER_ZONED_TIME.source })]).optional()
+  // A value neither form takes (1.5, true) is named in words: the union's own message was 'Invalid input'.
+  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true })).meta({ pattern: CALLER_ZONED_TIME.source })], { error: 'Unix seconds (a whole number) or an ISO 8601 date-time' }).optional()
     .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
   // Empty or blank counts as absent, as for every other optional text field: the id is then derived.
   event_id: opt(128, 'Deduplication id; default (also when empty) derived from source, external_id and status'),

@@ -30,7 +30,7 @@ export const LeadSchema = z.object({
 // A date-time without an offset is a wall-clock time in the organisation's zone, like a bare day.
 // An offset whose '+' arrived unencoded (a space) is read as '+', and the other ISO 8601 forms event_time
 // takes (+0200, +02, no seconds, a space or a lower-case t and z) are read too, as in updated_since.
-const bound = z.preprocess((v) => isoFromCaller(offsetFromQuery(v)), z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })]).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE));
+const bound = z.preprocess((v) => isoFromCaller(offsetFromQuery(v)), z.union([z.iso.date(), z.iso.datetime({ offset: true, local: true })], { error: 'a day (YYYY-MM-DD) or an ISO 8601 date-time' }).refine(isWithinTimeSpan, TIME_SPAN_MESSAGE));
 
 export const LeadFilterShape = {
   form: z.string().min(1).max(100).optional().describe('Service source (form) id'),

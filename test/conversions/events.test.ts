@@ -176,6 +176,16 @@ test('external_id and status are kept trimmed, and the list filters trim them to
   assert.equal(listed.body.data.map((e: { id: string; external_id: string; status: string }) => [e.id, e.external_id, e.status]), [[res.body.event_id, 'crm-trim', 'won']]);
 });
 
+test('an event_time that is neither Unix seconds nor a date-time (1.5, true) is refused naming both forms, not with "Invalid input"', async ({ server, s }) => {
+  // A key of its own: the suite's key has the rate limit's 120 a minute to share.
+  const { key } = await server.newKey(s.organizationId, ['events:write']);
+  for (const eventTime of [Math.floor(Date.now() / 1000) - 0.5, true]) {
+    const res = await post(server, key, { ...base(s), external_id: 'odd-time', event_time: eventTime });
+    assert.is(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.error.details.fields, [{ field: 'event_time', message: 'Unix seconds (a whole number) or an ISO 8601 date-time' }], JSON.stringify(eventTime));
+  }
+});
+
 test('a blank external_id or status filter is refused as a blank value is in the body, not answered with an empty page', async ({ server, s }) => {
   const { key } = await server.newKey(s.organizationId, ['events:read']);
   for (const [field, message] of [['external_id', '1-128 characters'], ['status', '1-80 characters']]) {

@@ -157,6 +157,11 @@ test('lead filters: form, campaign, adset, ad, contact, stage, from/to by day in
   assert.equal(await ids('to=2025-04-01T01:29:59+0200'), ['F-2']);
   const bad = await server.request('GET', '/leads?from=yesterday', { key: org.key });
   assert.is(bad.body.error.code, 'validation_error');
+  // Named in words: the schema's either-or said only 'Invalid input'.
+  for (const query of ['from=yesterday', 'to=2025-02-30']) {
+    const refused = await server.request('GET', `/leads?${query}`, { key: org.key });
+    assert.equal(refused.body.error.details.fields, [{ field: query.split('=')[0], message: 'a day (YYYY-MM-DD) or an ISO 8601 date-time' }], query);
+  }
 });
 
 test('answers need leads:answers (absent otherwise); another organisation sees no lead; leads:read cannot read contacts', async ({ server, org, other }) => {
