@@ -58,7 +58,10 @@ export const StageResultSchema = z.object({
 
 // A tag is checked after trimming (cleanTags): the schema takes padded ones, and says the rule in the document.
 const TAG_RULE = `each 1-${TAG_MAX_LENGTH} characters after trimming; at most ${TAGS_PER_CONTACT} tags on a contact`;
-const tags = z.array(chars(0, 200).describe(`A tag: 1-${TAG_MAX_LENGTH} characters after trimming`)).max(TAGS_PER_CONTACT * 2);
+// Past the schema's own bounds the answer still states the tag rule, not the looser bounds ('at most 200 characters').
+const TAG_MESSAGE = `a tag is 1-${TAG_MAX_LENGTH} characters after trimming`;
+export const TagText = chars(0, 200, TAG_MESSAGE).describe(`A tag: 1-${TAG_MAX_LENGTH} characters after trimming`);
+const tags = z.array(TagText).max(TAGS_PER_CONTACT * 2, `at most ${TAGS_PER_CONTACT} tags on a contact`);
 
 export const CreateContactBody = z.object({
   name: chars(0, 200).optional(),

@@ -1,11 +1,10 @@
 // GET /contacts, POST /contacts, GET /contacts/{id}, PATCH /contacts/{id}.
 import { z } from 'zod';
-import { chars } from '../../commands/shared/text.ts';
 import { cleanTags } from '../../commands/contact/fields.ts';
 import { defineRoute, type Caller } from '../http/route.ts';
 import { listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { getContact, listContacts } from '../../queries/contacts.ts';
-import { ContactParams, ContactSchema, CreateContactBody, PatchContactBody, StageSchema } from '../../commands/contact/schemas.ts';
+import { ContactParams, ContactSchema, CreateContactBody, PatchContactBody, StageSchema, TagText } from '../../commands/contact/schemas.ts';
 import { createContact, updateContact } from '../../commands/contact/handlers.ts';
 import { emailKey, phoneKey } from '../../commands/contact/writes.ts';
 import { hashPhone } from '../platform/normalize.ts';
@@ -37,7 +36,7 @@ export const listContactsRoute = defineRoute({
   tag: 'Contacts',
   query: listQuery({
     stage: StageSchema.optional(),
-    tag: chars(0, 200).optional().describe('Contacts carrying this tag: 1-50 characters after trimming, as tags are kept'),
+    tag: TagText.optional().describe('Contacts carrying this tag: 1-50 characters after trimming, as tags are kept'),
     email: z.string().min(1).max(254).optional().describe('Exact e-mail, matched by hash'),
     phone: z.string().min(1).max(40).optional().describe('Exact phone, matched by hash'),
     campaign: id.optional().describe('People with a lead from this platform campaign'),

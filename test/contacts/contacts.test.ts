@@ -177,6 +177,25 @@ test('the tag filter meets the tag rule: trimmed, then 1-50 characters; a blank 
   }
 });
 
+test('a tag over 200 characters or over 100 tags is refused with the tag rule, not the looser bounds the schema checks first', async ({ server, org }) => {
+  const long = 'x'.repeat(201);
+  const many = Array.from({ length: 101 }, (_, i) => `t${i}`);
+  const card = await server.request('POST', '/contacts', { key: org.key, body: { phone: phone() } });
+  const cases: [string, string, Record<string, unknown> | undefined, string, string][] = [
+    ['POST', '/contacts', { phone: phone(), tags: [long] }, 'tags.0', 'a tag is 1-50 characters after trimming'],
+    ['PATCH', `/contacts/${card.body.id}`, { tags: [long] }, 'tags.0', 'a tag is 1-50 characters after trimming'],
+    ['POST', `/contacts/${card.body.id}/tags`, { add: [long] }, 'add.0', 'a tag is 1-50 characters after trimming'],
+    ['GET', `/contacts?tag=${long}`, undefined, 'tag', 'a tag is 1-50 characters after trimming'],
+    ['POST', '/contacts', { phone: phone(), tags: many }, 'tags', 'at most 50 tags on a contact'],
+    ['POST', `/contacts/${card.body.id}/tags`, { add: many }, 'add', 'at most 50 tags on a contact'],
+  ];
+  for (const [method, path, body, field, message] of cases) {
+    const res = await server.request(method, path, { key: org.key, body });
+    assert.is(res.status, 400, `${method} ${path}`);
+    assert.equal(res.body.error.details.fields, [{ field, message }], `${method} ${path}`);
+  }
+});
+
 test('a + the caller did not encode in the phone or e-mail filter (a space once decoded) is read as +', async ({ server, org }) => {
   const made = await server.request('POST', '/contacts', { key: org.key, body: { phone: '+1 202 555 0143', email: 'plus+tag@example.com' } });
   assert.is(made.status, 201, JSON.stringify(made.body));
