@@ -69,4 +69,20 @@ claims('a claim locks only the rows it takes: one running beside it never starts
   assert.is(new Set(taken).size, 150);
 });
 
+// A receiver failing everything got a whole batch (up to perSubscription, 40) of pushes past the count: the
+// subscription was paused 'after 27 failed attempts in a row' where WEBHOOK_PAUSE_AFTER said 20.
+claims('a claim takes no more of a subscription\'s pushes than the failures it has left before the pause', async ({ db }) => {
+  for (const id of ['healthy', 'failing', 'at-count']) {
+    await db.pool.query(`INSERT INTO webhook_subscriptions (organization_id, id, url, events, active, secret_ciphertext) VALUES ('org-2', $1, 'https://hooks.example.com/', '{}', true, 'v1.x')`, [id]);
+  }
+  await db.pool.query(`INSERT INTO webhook_health (organization_id, webhook_id, consecutive, resumes) VALUES ('org-2', 'failing', 17, 0), ('org-2', 'at-count', 20, 0)`);
+  await db.pool.query(`INSERT INTO webhook_queue (id, organization_id, webhook_id, event_type, event_id, payload, created_at, due_at)
+    SELECT s || '-' || g, 'org-2', s, 'contact.created', 'e-' || g, '{}', '2026-01-01T00:00:00.000Z', now() - interval '1 minute' + g * interval '1 ms'
+    FROM generate_series(1, 30) g, unnest(ARRAY['healthy', 'failing', 'at-count']) s`);
+  const now = new Date();
+  const pushes = await claimPushes(db.pool, { token: 'budget', now, until: new Date(now.getTime() + 60_000), limit: 100, pauseAfter: 20, perSubscription: 40, startAt: [] });
+  const taken = (webhookId: string) => pushes.filter((p) => p.organization_id === 'org-2' && p.webhook_id === webhookId).length;
+  assert.equal([taken('healthy'), taken('failing'), taken('at-count')], [20, 3, 0]);
+});
+
 claims.run();

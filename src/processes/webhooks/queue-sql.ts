@@ -41,7 +41,9 @@ export interface Claim {
  * every later statement is keyed by organisation.
  * Due pushes of active subscriptions below the failure count, with the subscription's current URL and
  * secret (so a rotated secret signs what is still queued): at most `perSubscription` of each, oldest first,
- * so a subscription with a long backlog cannot hold back the others. Rows another worker holds (lock or
+ * so a subscription with a long backlog cannot hold back the others, and no more than the failures it has left
+ * before the pause, so a receiver failing them all is paused at the count rather than a whole batch past it
+ * (claims running side by side, in other loops or processes, can still each take that many). Rows another worker holds (lock or
  * unexpired lease) are skipped. A start place skips the index entries of pushes sent and deleted but not yet
  * vacuumable, which every scan from the oldest row would otherwise visit one by one.
  * The candidates are read without locks and only the rows taken are locked (SKIP LOCKED). Locked per
@@ -52,7 +54,7 @@ export interface Claim {
 export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPush[]> {
   const { rows } = await db.query<QueuedPush>(
     `WITH eligible AS MATERIALIZED (
-       SELECT s.organization_id, s.id FROM webhook_subscriptions s
+       SELECT s.organization_id, s.id, $5 - COALESCE(h.consecutive, 0) AS failures_left FROM webhook_subscriptions s
        LEFT JOIN webhook_health h ON h.organization_id = s.organization_id AND h.webhook_id = s.id AND h.resumes = s.resumes
        WHERE s.active AND COALESCE(h.consecutive, 0) < $5
      ), candidates AS (
@@ -63,7 +65,7 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
          SELECT q.id FROM webhook_queue q
          WHERE q.organization_id = e.organization_id AND q.webhook_id = e.id AND q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
            AND q.due_at >= COALESCE(start.due_at, '-infinity')
-         ORDER BY q.due_at, q.seq LIMIT $6
+         ORDER BY q.due_at, q.seq LIMIT LEAST($6, e.failures_left)
        ) pick
      ), batch AS (
        SELECT q.id FROM webhook_queue q
