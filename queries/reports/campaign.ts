@@ -99,8 +99,8 @@ const previousGroupColumn = (params: CampaignParams): GroupColumn => (params.ads
 
 const levelOf = (by: GroupColumn): Level => (by === 'campaign_id' ? 'campaign' : by === 'adset_id' ? 'adset' : 'ad');
 
-/** `catalog`: how the ads, creatives and accounts are read (the HTTP route keeps them between reports). */
-export async function campaignReport(database: Queryable, scope: ReportScope, params: CampaignParams, catalog: CatalogReader = readCatalogRows): Promise<CampaignReport> {
+/** `readRows`: how the ads, creatives and accounts are read (the HTTP route keeps them between reports). */
+export async function campaignReport(database: Queryable, scope: ReportScope, params: CampaignParams, readRows: CatalogReader = readCatalogRows): Promise<CampaignReport> {
   const db = statementsAtMost(database);
   const { organizationId } = scope;
   const grouping = { by: groupColumn(params.level) };
@@ -113,7 +113,7 @@ export async function campaignReport(database: Queryable, scope: ReportScope, pa
     leadsBy(db, organizationId, tiles, grouping, filter),
     spendBy(db, organizationId, previousTiles, previousGrouping, filter),
     leadsBy(db, organizationId, previousTiles, previousGrouping, filter),
-    catalog(db, organizationId),
+    readRows(db, organizationId),
     namesOf(db, organizationId, LEVELS_SHOWN[params.level]),
   ]);
   const currencies = new Currencies(ads, creativeAds, accounts, scope.currency);

@@ -43,9 +43,9 @@ export interface Claim {
  * secret (so a rotated secret signs what is still queued): at most `perSubscription` of each, oldest first,
  * so a subscription with a long backlog cannot hold back the others, and no more than the failures it has left
  * before the pause, so a receiver failing them all is paused at the count rather than a whole batch past it
- * (claims running side by side, in other loops or processes, can still each take that many). Rows another worker holds (lock or
- * unexpired lease) are skipped. A start place skips the index entries of pushes sent and deleted but not yet
- * vacuumable, which every scan from the oldest row would otherwise visit one by one.
+ * (claims running side by side, in other loops or processes, can still each take that many). Rows another
+ * worker holds (lock or unexpired lease) are skipped. A start place skips the index entries of pushes sent and
+ * deleted but not yet vacuumable, which every scan from the oldest row would otherwise visit one by one.
  * The candidates are read without locks and only the rows taken are locked (SKIP LOCKED). Locked per
  * subscription, the up to `perSubscription` x subscriptions rows beyond `limit` stayed locked to the end of the
  * statement untaken; a claim running beside it skipped them, took later rows and moved its start past them, so
