@@ -33,8 +33,11 @@ export function firstChars(s: string, max: number): string {
   return s.length <= max ? s : Array.from(s).slice(0, max).join('');
 }
 
+/** How a length rule is stated in a validation_error. */
+export const charsRule = (min: number, max: number): string => (min > 0 ? `${min}-${max} characters` : `at most ${max} characters`);
+
 /** A string of `min` to `max` characters; the OpenAPI document shows the same bounds. */
-export function chars(min: number, max: number, message = min > 0 ? `${min}-${max} characters` : `at most ${max} characters`) {
+export function chars(min: number, max: number, message = charsRule(min, max)) {
   // A string no longer than max in UTF-16 units is no longer in characters, and has at least one when it
   // is not empty: counting is only needed past max (or for a minimum over 1).
   const within = (s: string) => {

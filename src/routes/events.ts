@@ -1,6 +1,6 @@
 // POST /events (queue a conversion for the platform), GET /events and GET /events/{id}.
 import { z } from 'zod';
-import { chars } from '../../commands/shared/text.ts';
+import { chars, charsRule } from '../../commands/shared/text.ts';
 import { defineRoute } from '../http/route.ts';
 import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
 import { ApiError, validationError } from '../../commands/shared/errors.ts';
@@ -10,6 +10,10 @@ import { deliveriesOfEvents, getEvent, listEvents, type DeliveryRow, type EventR
 
 /** The projector GET /events and GET /deliveries read: a POST writes its rows with the append, or waits for it. */
 export const CONVERSIONS_READ_MODEL = 'conversions';
+
+/** The specification's limits of the caller's status and record id (as POST /events takes them). */
+const STATUS_CHARS = 80;
+const EXTERNAL_ID_CHARS = 128;
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
@@ -63,8 +67,8 @@ export const listEventsRoute = defineRoute({
   tag: 'Events',
   query: listQuery({
     source: z.string().min(1).max(64).optional().describe('Source id'),
-    status: chars(1, 80).optional().describe("The caller's status"),
-    external_id: chars(1, 128).optional().describe("The caller's record id"),
+    status: chars(1, STATUS_CHARS).optional().describe("The caller's status"),
+    external_id: chars(1, EXTERNAL_ID_CHARS).optional().describe("The caller's record id"),
   }),
   success: { status: 200, schema: listEnvelope(Event), description: 'A page of events' },
   errors: ['invalid_cursor'],
@@ -74,8 +78,8 @@ export const listEventsRoute = defineRoute({
     // one is refused there, so it is here too, as an empty one is (it used to answer an empty page).
     const status = query.status?.trim();
     const externalId = query.external_id?.trim();
-    if (status === '') throw validationError('status', '1-80 characters');
-    if (externalId === '') throw validationError('external_id', '1-128 characters');
+    if (status === '') throw validationError('status', charsRule(1, STATUS_CHARS));
+    if (externalId === '') throw validationError('external_id', charsRule(1, EXTERNAL_ID_CHARS));
     const rows = await listEvents(services.pool, caller.organizationId, page, { source: query.source, status, external_id: externalId });
     const deliveries = await deliveriesOfEvents(services.pool, caller.organizationId, rows.slice(0, page.limit).map((r) => r.id));
     const byEvent = new Map<string, DeliveryRow[]>();
