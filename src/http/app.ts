@@ -4,6 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Services } from '../services.ts';
+import { refuseDeclaredOver } from './bodyLimit.ts';
 import { KeyCache } from './auth.ts';
 import { docsRouter } from './docs.ts';
 import { authenticateRequest, routeNotFound } from './gate.ts';
@@ -41,6 +42,9 @@ export interface AppExtras {
   onResponseMismatch?: OnResponseMismatch;
 }
 
+/** The specification's limit on request bodies: 64 KB. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function requestContext(services: Services) {
@@ -69,7 +73,8 @@ function v1Router(services: Services, routes: readonly RouteDef[], onResponseMis
   v1.get('/openapi.json', (_req, res) => { res.json(document); });
   v1.use('/docs', docsRouter());
   // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON, in UTF-8.
-  const parseBody = utf8Json(express.json({ limit: '64kb', type: () => true, strict: true, verify: refuseNonUtf8 }));
+  const parseBody = refuseDeclaredOver(BODY_LIMIT_BYTES,
+    utf8Json(express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true, verify: refuseNonUtf8 })));
   const idempotency = new Idempotency(services);
   const writes = new WritesInFlight(routes.flatMap((r) => (r.afterWrites ? [r.afterWrites] : [])));
   for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, writes, onResponseMismatch });

@@ -9,6 +9,7 @@ import { unstorableText } from '../../commands/shared/text.ts';
 import { recordPendingLead } from '../../commands/lead/intake.ts';
 import { pageOwner } from '../../queries/pages.ts';
 import { LEADGEN_REFUSED } from '../http/messages.ts';
+import { refuseDeclaredOver } from '../http/bodyLimit.ts';
 import type { Services } from '../services.ts';
 
 export const PLATFORM_WEBHOOK_PATH = '/platform/webhook';
@@ -111,6 +112,9 @@ function verify(services: Services, req: Request, res: Response): void {
   res.status(200).type('text/plain').send(String(q['hub.challenge'] ?? ''));
 }
 
+/** The platform's notices: up to 1 MB (the API's own bodies: 64 KB). */
+const NOTICE_LIMIT_BYTES = 1024 * 1024;
+
 /** Mounted by the app before its 404 handler; errors go to the app's JSON error handler. */
 export function mountPlatformWebhook(app: express.Express, services: Services): void {
   const wrap = (handler: (req: Request, res: Response) => Promise<void> | void) => async (req: Request, res: Response, next: NextFunction) => {
@@ -121,5 +125,5 @@ export function mountPlatformWebhook(app: express.Express, services: Services): 
     }
   };
   app.get(PLATFORM_WEBHOOK_PATH, wrap((req, res) => verify(services, req, res)));
-  app.post(PLATFORM_WEBHOOK_PATH, express.raw({ type: () => true, limit: '1mb' }), wrap((req, res) => receive(services, req, res)));
+  app.post(PLATFORM_WEBHOOK_PATH, refuseDeclaredOver(NOTICE_LIMIT_BYTES, express.raw({ type: () => true, limit: NOTICE_LIMIT_BYTES })), wrap((req, res) => receive(services, req, res)));
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
@@ -104,6 +105,49 @@ test('a body over 64 KB is 413 payload_too_large, refused before it is parsed', 
   const under = await ctx.app.request('POST', '/test/echo', { key: ctx.org.key, body: JSON.stringify({ name: 'x'.repeat(60 * 1024) }) });
   assert.is(under.status, 400);
   assert.is(under.body.error.code, 'validation_error');
+});
+
+/** Sends `head` (and `body`, when given) on a raw socket and resolves with the first answer's head and body. */
+async function firstAnswer(origin: string, head: string, body = ''): Promise<{ status: number; head: string; body: any; ms: number }> {
+  const { hostname, port } = new URL(origin);
+  const started = Date.now();
+  const socket = net.connect(Number(port), hostname, () => socket.write(`${head}\r\n\r\n${body}`));
+  try {
+    const text = await new Promise<string>((resolve, reject) => {
+      let received = '';
+      socket.on('data', (chunk) => {
+        received += chunk.toString('utf8');
+        const end = received.indexOf('\r\n\r\n');
+        const length = Number(/^content-length: (\d+)/im.exec(received)?.[1] ?? NaN);
+        if (end >= 0 && Buffer.byteLength(received.slice(end + 4)) >= length) resolve(received);
+      });
+      socket.on('error', reject);
+      socket.on('close', () => reject(new Error(`closed without an answer: ${received}`)));
+    });
+    const [answerHead, answerBody] = text.split('\r\n\r\n');
+    return { status: Number(answerHead.split(' ')[1]), head: answerHead, body: JSON.parse(answerBody), ms: Date.now() - started };
+  } finally {
+    socket.destroy();
+  }
+}
+
+// The body parser refused such a body at once but answered only once it had read the whole body off the wire: a
+// client that sends its headers and waits (or whose Content-Length lies) got nothing until the request's time-out,
+// then 500 internal_error saying the database did not answer.
+test('a Content-Length over 64 KB is 413 at once, the body neither sent nor waited for', async (ctx) => {
+  const head = (length: number) => [
+    'POST /v1/test/echo HTTP/1.1', 'Host: x', `Authorization: Bearer ${ctx.org.key}`, 'Content-Type: application/json',
+    `Content-Length: ${length}`,
+  ].join('\r\n');
+  for (const [sent, label] of [['', 'no body sent'], ['{"name":"' + 'x'.repeat(100), 'a part of it sent']] as const) {
+    const res = await firstAnswer(ctx.app.origin, head(70_000), sent);
+    assert.is(res.status, 413, label);
+    assert.is(res.body.error.code, 'payload_too_large', label);
+    assert.is(res.body.error.details.limit_bytes, 64 * 1024, label);
+    assert.ok(res.ms < 3000, `${label}: answered after ${res.ms} ms`);
+    assert.match(res.head, /^x-ratelimit-remaining: \d+$/im);
+    assert.match(res.head, /^x-request-id: \S+$/im);
+  }
 });
 
 test('a body that does not decompress by its Content-Encoding is 400 invalid_json, not a 500', async (ctx) => {
