@@ -17,7 +17,7 @@ import { errorBody, languageOf, NOT_UTF8, sendError, toApiError } from './render
 import type { OnResponseMismatch } from './responseCheck.ts';
 import type { RouteDef } from './route.ts';
 import { routes as routeTable } from './routes.ts';
-import { requestTimeout, timedOut } from './timeout.ts';
+import { readingBody, requestTimeout, timedOut } from './timeout.ts';
 import { WritesInFlight } from './writesInFlight.ts';
 import { mountPlatformWebhook } from '../routes/platformWebhook.ts';
 
@@ -73,8 +73,8 @@ function v1Router(services: Services, routes: readonly RouteDef[], onResponseMis
   v1.get('/openapi.json', (_req, res) => { res.json(document); });
   v1.use('/docs', docsRouter());
   // Bodies: at most 64 KB (refused from Content-Length before reading), always parsed as JSON, in UTF-8.
-  const parseBody = refuseDeclaredOver(BODY_LIMIT_BYTES,
-    utf8Json(express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true, verify: refuseNonUtf8 })));
+  const parseBody = readingBody(refuseDeclaredOver(BODY_LIMIT_BYTES,
+    utf8Json(express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true, verify: refuseNonUtf8 }))));
   const idempotency = new Idempotency(services);
   const writes = new WritesInFlight(routes.flatMap((r) => (r.afterWrites ? [r.afterWrites] : [])));
   for (const route of routes) registerRoute(v1, route, services, { parseBody, idempotency: idempotency.middleware, writes, onResponseMismatch });

@@ -124,4 +124,24 @@ test('with an Idempotency-Key: 409 while the late handler runs, then its real an
   assert.is(calls, 1);
 });
 
+// A client that announces a body and does not send all of it held the body parser until the bound, which answered as
+// for a database that stopped answering: 500 internal_error, "the outcome of the request is unknown". Nothing ran.
+test('a body not sent in full by the bound is 400 invalid_json saying so, not a 500 blaming the database', async (ctx) => {
+  const conn = await connection(ctx.app.origin);
+  const started = Date.now();
+  conn.socket.write(`POST /v1/test/late HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.org.key}\r\nContent-Type: application/json\r\n`
+    + 'Content-Length: 1000\r\n\r\n{"name":"Ann"');
+  await eventually('the answer at the bound', () => conn.answers().length === 1, 5000);
+  const took = Date.now() - started;
+  assert.ok(took >= BOUND_MS - 20 && took < BOUND_MS + 1000, `answered after ${took} ms`);
+  assert.match(conn.received(), /^HTTP\/1\.1 400 /);
+  const body = JSON.parse(conn.received().split('\r\n\r\n')[1]);
+  assert.is(body.error.code, 'invalid_json');
+  assert.match(body.error.details.expected, /1000 bytes/);
+  assert.not.ok(conn.received().includes(JSON.stringify(TIMED_OUT.pl)));
+  assert.match(conn.received(), /^x-ratelimit-remaining: \d+$/im);
+  assert.is(calls, 0);
+  conn.socket.destroy();
+});
+
 test.run();
