@@ -148,6 +148,25 @@ test('an id with a NUL character or a broken percent-encoding is 400 validation_
   }
 });
 
+// The query parser read a broken percent-encoding leniently (a U+FFFD, or the % kept), so ?tag=%E0%A4%A filtered on a
+// tag nobody wrote and answered 200 with an empty page, where the same bytes in the path were 400.
+test('a query parameter with a broken percent-encoding is 400 validation_error naming it, never a filter on U+FFFD', async (ctx) => {
+  const key = await freshKey(ctx);
+  const cases: [string, string][] = [['/contacts?tag=%E0%A4%A', 'tag'], ['/contacts?email=a%FF@example.com', 'email'],
+    ['/events?external_id=%', 'external_id'], ['/leads?contact=%zz', 'contact'], ['/jobs?limit=5&status=%C3', 'status'],
+    ['/contacts?%E0%A4%A=1', '%E0%A4%A'], ['/campaigns/report?campaign=%E0%A4%A&level=adset', 'campaign']];
+  for (const [path, field] of cases) {
+    const res = await ctx.server.request('GET', path, { key });
+    assertErrorShape(res, 400, 'validation_error', path);
+    assert.equal(res.body.error.details.fields, [{ field, message: 'malformed percent-encoding' }], path);
+  }
+  // Well-formed encodings are read as before: a space as %20 or +, a % as %25, a Polish letter as UTF-8.
+  for (const path of ['/contacts?tag=a%20b', '/contacts?tag=a+b', '/contacts?tag=100%25', '/contacts?tag=%C5%BC%C3%B3%C5%82w']) {
+    const res = await ctx.server.request('GET', path, { key });
+    assert.is(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
+  }
+});
+
 test('a NUL character or a lone surrogate in a query value or a body string is 400 validation_error naming the field', async (ctx) => {
   const key = await freshKey(ctx);
   const queries = ['/contacts?tag=a%00', '/contacts?email=a%00@example.com', '/leads?form=%00', '/leads?contact=%00',
