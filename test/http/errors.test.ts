@@ -150,6 +150,19 @@ test('a Content-Length over 64 KB is 413 at once, the body neither sent nor wait
   }
 });
 
+// A chunked body has no Content-Length: it is refused once 64 KB of it have arrived, not once the client has sent the
+// rest (the body parser read it all off the wire first, so a client that went on streaming waited for its answer).
+test('a chunked body is 413 as soon as 64 KB of it have arrived, the rest not waited for', async (ctx) => {
+  const head = ['POST /v1/test/echo HTTP/1.1', 'Host: x', `Authorization: Bearer ${ctx.org.key}`, 'Content-Type: application/json',
+    'Transfer-Encoding: chunked'].join('\r\n');
+  const part = `{"name":"${'x'.repeat(70_000)}`;
+  const res = await firstAnswer(ctx.app.origin, head, `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+  assert.is(res.status, 413);
+  assert.is(res.body.error.code, 'payload_too_large');
+  assert.is(res.body.error.details.limit_bytes, 64 * 1024);
+  assert.ok(res.ms < 3000, `answered after ${res.ms} ms`);
+});
+
 test('a body that does not decompress by its Content-Encoding is 400 invalid_json, not a 500', async (ctx) => {
   const send = (encoding: string, body: Buffer | string) => fetch(`${ctx.app.origin}/v1/test/echo`, {
     method: 'POST', body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
