@@ -30,7 +30,7 @@ export function createStartingServer(): StartingServer {
   // The answers still to send: a stop waits for them before it closes the connections and the database.
   const inFlight = new Set<http.ServerResponse>();
   let allAnswered: () => void = () => {};
-  const server = http.createServer((req, res) => {
+  const onRequest: http.RequestListener = (req, res) => {
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
@@ -39,7 +39,11 @@ export function createStartingServer(): StartingServer {
     // A request that came on a kept-alive connection during a stop: answered, and its connection closed after it.
     if (draining) res.setHeader('Connection', 'close');
     handler(req, res);
-  });
+  };
+  const server = http.createServer(onRequest);
+  // Node answers an expectation other than 100-continue itself, 417 with no body and none of the headers every answer
+  // carries; a server may ignore it (RFC 9110, 10.1.1), so the request is served as any other.
+  server.on('checkExpectation', onRequest);
   // Idle keep-alive connections outlive the clients' and load balancers' own idle time-outs (60 s is common), so a
   // client never sends a request on a socket the server is just closing ("socket hang up" / "fetch failed").
   server.keepAliveTimeout = 65_000;

@@ -163,6 +163,18 @@ test('a chunked body is 413 as soon as 64 KB of it have arrived, the rest not wa
   assert.ok(res.ms < 3000, `answered after ${res.ms} ms`);
 });
 
+// Node answers an expectation other than 100-continue itself: 417 with no body, no X-Request-Id and no rate-limit
+// headers. RFC 9110 (10.1.1) lets a server ignore it, so the request is served as any other.
+test('an Expect header other than 100-continue is ignored: the request is answered as without it', async (ctx) => {
+  for (const [path, status] of [['/v1/me', 200], ['/v1/nowhere', 404]] as const) {
+    const res = await firstAnswer(ctx.server.origin, [`GET ${path} HTTP/1.1`, 'Host: x', `Authorization: Bearer ${ctx.org.key}`,
+      'Expect: something-else', 'Connection: close'].join('\r\n'));
+    assert.is(res.status, status, path);
+    assert.match(res.head, /^x-request-id: \S+$/im);
+    assert.match(res.head, /^x-ratelimit-remaining: \d+$/im);
+  }
+});
+
 test('a body that does not decompress by its Content-Encoding is 400 invalid_json, not a 500', async (ctx) => {
   const send = (encoding: string, body: Buffer | string) => fetch(`${ctx.app.origin}/v1/test/echo`, {
     method: 'POST', body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
