@@ -38,9 +38,16 @@ export function createStartingServer(): StartingServer {
     });
     // A request that came on a kept-alive connection during a stop: answered, and its connection closed after it.
     if (draining) res.setHeader('Connection', 'close');
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) return void refuseWithoutHost(req, res, limiter);
     handler(req, res);
   };
-  const server = http.createServer(onRequest);
+  // Node refused an HTTP/1.1 request without Host itself, with an empty 400: refuseWithoutHost answers it instead.
+  const server = http.createServer({ requireHostHeader: false }, onRequest);
+  // CONNECT (a proxy's method) never reaches the request listener: without this, Node closed the connection unanswered.
+  server.on('connect', (req: http.IncomingMessage, socket: Socket) => {
+    const error = new ApiError('route_not_found', { method: req.method, path: req.url });
+    void answerOnSocket(socket, limiter, '404 Not Found', errorBody(error, pickLanguage(req.headers['accept-language'])));
+  });
   // Node answers an expectation other than 100-continue itself, 417 with no body and none of the headers every answer
   // carries; a server may ignore it (RFC 9110, 10.1.1), so the request is served as any other.
   server.on('checkExpectation', onRequest);
@@ -89,16 +96,36 @@ function answerStarting(req: http.IncomingMessage, res: http.ServerResponse): vo
   res.end(text);
 }
 
+/** The key was not read: the request counts for the client's address, as every request without a valid key. */
+async function addressLimits(socket: Socket, limiter: RateLimiter | undefined): Promise<Record<string, string>> {
+  return (await limiter?.hit(addressBucket(socket.remoteAddress)).then(limitHeaders, () => ({}))) ?? {};
+}
+
+function answerHeaders(limits: Record<string, string>, text: string): Record<string, string> {
+  return { 'X-Request-Id': randomUUID(), ...limits, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), Connection: 'close' };
+}
+
 async function answerClientError(error: NodeJS.ErrnoException, socket: Socket, limiter: RateLimiter | undefined): Promise<void> {
   if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
-  // The key was not read: the request counts for the client's address, as every request without a valid key.
-  const limits = await limiter?.hit(addressBucket(socket.remoteAddress)).then(limitHeaders, () => ({}));
-  if (!socket.writable) return void socket.destroy();
   // The request was not read, so its Accept-Language is unknown: the default language (Polish).
-  const body = JSON.stringify(errorBody(validationError('request', requestProblem(error)), 'pl'));
-  const headers = { 'X-Request-Id': randomUUID(), ...limits, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 400 Bad Request\r\n${head}\r\n${body}`);
+  await answerOnSocket(socket, limiter, '400 Bad Request', errorBody(validationError('request', requestProblem(error)), 'pl'));
+}
+
+/** An answer written on the socket itself, where Node gives no response object (a refused request, CONNECT). */
+async function answerOnSocket(socket: Socket, limiter: RateLimiter | undefined, status: string, body: unknown): Promise<void> {
+  const limits = await addressLimits(socket, limiter);
+  if (!socket.writable) return void socket.destroy();
+  const text = JSON.stringify(body);
+  const head = Object.entries(answerHeaders(limits, text)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status}\r\n${head}\r\n${text}`);
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112, 3.2): 400, in the error body every refusal has. */
+async function refuseWithoutHost(req: http.IncomingMessage, res: http.ServerResponse, limiter: RateLimiter | undefined): Promise<void> {
+  const limits = await addressLimits(req.socket, limiter);
+  const text = JSON.stringify(errorBody(validationError('Host', 'an HTTP/1.1 request needs a Host header'), pickLanguage(req.headers['accept-language'])));
+  res.writeHead(400, answerHeaders(limits, text));
+  res.end(text);
 }
 
 function requestProblem(error: NodeJS.ErrnoException): string {

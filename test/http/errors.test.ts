@@ -175,6 +175,26 @@ test('an Expect header other than 100-continue is ignored: the request is answer
   }
 });
 
+// Node answered these two itself: an HTTP/1.1 request without Host with an empty 400, CONNECT by closing the connection.
+test('an HTTP/1.1 request without Host is 400 and CONNECT 404, both in the error body with the usual headers', async (ctx) => {
+  const noHost = await firstAnswer(ctx.server.origin, ['GET /v1/me HTTP/1.1', `Authorization: Bearer ${ctx.org.key}`, 'Accept-Language: en'].join('\r\n'));
+  assert.is(noHost.status, 400);
+  assert.is(noHost.body.error.code, 'validation_error');
+  assert.equal(noHost.body.error.details.fields, [{ field: 'Host', message: 'an HTTP/1.1 request needs a Host header' }]);
+  assert.is(noHost.body.error.message, MESSAGES.validation_error.en);
+  const connect = await firstAnswer(ctx.server.origin, ['CONNECT example.com:443 HTTP/1.1', 'Host: example.com:443'].join('\r\n'));
+  assert.is(connect.status, 404);
+  assert.is(connect.body.error.code, 'route_not_found');
+  for (const res of [noHost, connect]) {
+    assert.match(res.head, /^x-request-id: \S+$/im);
+    assert.match(res.head, /^x-ratelimit-remaining: \d+$/im);
+    assert.match(res.head, /^content-type: application\/json/im);
+  }
+  // HTTP/1.0 needs no Host.
+  const old = await firstAnswer(ctx.server.origin, ['GET /v1/me HTTP/1.0', `Authorization: Bearer ${ctx.org.key}`].join('\r\n'));
+  assert.is(old.status, 200);
+});
+
 test('a body that does not decompress by its Content-Encoding is 400 invalid_json, not a 500', async (ctx) => {
   const send = (encoding: string, body: Buffer | string) => fetch(`${ctx.app.origin}/v1/test/echo`, {
     method: 'POST', body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
