@@ -30,8 +30,16 @@ export function createStartingServer(): StartingServer {
   // The answers still to send: a stop waits for them before it closes the connections and the database.
   const inFlight = new Set<http.ServerResponse>();
   let allAnswered: () => void = () => {};
+  // Connections whose request has been answered before its body arrived in full (a stalled upload answered at its
+  // time-out, a body refused for its size): Node may still raise a client error on them, which must not be answered.
+  const answeredEarly = new WeakSet<Socket>();
   const onRequest: http.RequestListener = (req, res) => {
     inFlight.add(res);
+    res.once('finish', () => {
+      if (req.complete) return;
+      answeredEarly.add(req.socket);
+      req.once('end', () => answeredEarly.delete(req.socket));
+    });
     res.once('close', () => {
       inFlight.delete(res);
       if (inFlight.size === 0) allAnswered();
@@ -55,7 +63,12 @@ export function createStartingServer(): StartingServer {
   // client never sends a request on a socket the server is just closing ("socket hang up" / "fetch failed").
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => void answerClientError(error, socket, limiter));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // An answer is under way or already sent for this request: a second one would be read as the next request's.
+    const current = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+    if (answeredEarly.has(socket) || current?.headersSent) return void socket.destroy();
+    void answerClientError(error, socket, limiter);
+  });
   return {
     server,
     serve(app) {
@@ -130,5 +143,7 @@ async function refuseWithoutHost(req: http.IncomingMessage, res: http.ServerResp
 
 function requestProblem(error: NodeJS.ErrnoException): string {
   if (error.code === 'HPE_HEADER_OVERFLOW') return 'request line or headers over 16 KB';
+  // Node's headersTimeout (66 s) or requestTimeout: the client stopped sending, its request was not malformed.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'the request did not arrive in full in time';
   return 'malformed HTTP request';
 }

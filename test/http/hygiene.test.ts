@@ -1,5 +1,10 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { closeApp, createApp } from '../../src/http/app.ts';
+import { createHttpServer } from '../../src/http/server.ts';
+import { eventually } from '../support/eventually.ts';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { startApp, type ExtraApp } from './support/app.ts';
 import { newProbe, testRoutes } from './support/routes.ts';
@@ -84,6 +89,52 @@ test('a request Node refuses before the app reads it still carries X-Request-Id 
   const sameWindow = refused.headers.get('x-ratelimit-reset') === before.headers.get('x-ratelimit-reset');
   const remaining = Number(sameWindow ? before.headers.get('x-ratelimit-remaining') : before.headers.get('x-ratelimit-limit')) - 1;
   assert.is(Number(refused.headers.get('x-ratelimit-remaining')), remaining);
+});
+
+/** A raw connection and everything the server has sent on it. */
+async function rawConnection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let received = '';
+  socket.on('data', (chunk) => { received += chunk.toString('utf8'); });
+  return { socket, received: () => received, answers: () => received.match(/HTTP\/1\.1 \d{3}/g) ?? [] };
+}
+
+// Node raises a client error on a connection whose request it gives up on (headersTimeout, requestTimeout). On a
+// request the app had answered already (a stalled body, answered at its time-out) the handler wrote a second answer on
+// the connection, and it called a request whose headers stopped coming "malformed HTTP request".
+test('a request time-out Node raises is answered once, saying so, and not at all once the app has answered', async (ctx) => {
+  const app = createApp(ctx.server.services, { ready: true }, { requestTimeoutMs: 300, watchKeys: false });
+  const server = createHttpServer(app);
+  const serverSide: net.Socket[] = [];
+  server.on('connection', (socket) => serverSide.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const timeout = () => Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+  try {
+    const stalled = await rawConnection(port);
+    stalled.socket.write(`POST /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.org.key}\r\n`
+      + 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"Ann"');
+    await eventually('the answer at the time-out', () => stalled.answers().length === 1, 5000);
+    server.emit('clientError', timeout(), serverSide[0]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(stalled.answers(), ['HTTP/1.1 400'], stalled.received());
+
+    const slow = await rawConnection(port);
+    slow.socket.write('GET /v1/me HTTP/1.1\r\nHost: x\r\n');
+    await eventually('the second connection', () => serverSide.length === 2, 5000);
+    server.emit('clientError', timeout(), serverSide[1]);
+    await eventually('the answer to headers that stopped coming', () => slow.received().includes('}}'), 5000);
+    assert.equal(slow.answers(), ['HTTP/1.1 400']);
+    const body = JSON.parse(slow.received().split('\r\n\r\n')[1]);
+    assert.equal(body.error.details.fields, [{ field: 'request', message: 'the request did not arrive in full in time' }]);
+    stalled.socket.destroy();
+    slow.socket.destroy();
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeApp(app);
+  }
 });
 
 test.run();
