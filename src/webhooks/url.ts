@@ -23,6 +23,9 @@ export function checkWebhookUrl(url: string, { allowPrivate }: UrlCheckOptions):
   if (url.length > MAX_WEBHOOK_URL_LENGTH && charCount(url) > MAX_WEBHOOK_URL_LENGTH) return fail(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   // The URL parser silently strips surrounding blanks; refuse them so what is stored is what is checked.
   if (/[\s\x00-\x1f\x7f]/.test(url)) return fail('url must not contain spaces or control characters');
+  // The URL parser reads `https:/host`, `https:host` and backslashes as if slashes had been written: what is stored
+  // and shown would not be what is sent to.
+  if (/^https?:(?!\/\/)/i.test(url) || url.includes('\\')) return fail('url must be written as https://host/path, with two slashes and no backslash');
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -63,5 +66,7 @@ export function checkWebhookHost(hostname: string): UrlCheck {
   }
   // A single label ("intranet") only resolves through local search domains, never on the internet.
   if (!host.includes('.')) return fail('url host must be a fully qualified domain name');
+  // No name server answers for an empty label (`a..b`), a label over 63 or a name over 253 characters (RFC 1035).
+  if (host.length > 253 || host.split('.').some((label) => label === '' || label.length > 63)) return fail('url host is not a valid domain name');
   return { ok: true };
 }

@@ -40,6 +40,13 @@ test('refuses with a short reason', () => {
     ['https://metadata.google.internal/computeMetadata/v1/', 'url must not point to a local host name'],
     ['https://intranet/in', 'url host must be a fully qualified domain name'],
     ['https://example.com:0/in', 'url must not use port 0'],
+    ['https:/hooks.example.com/in', 'url must be written as https://host/path, with two slashes and no backslash'],
+    ['https:hooks.example.com/in', 'url must be written as https://host/path, with two slashes and no backslash'],
+    ['https://hooks.example.com\\@evil.example/in', 'url must be written as https://host/path, with two slashes and no backslash'],
+    ['https://hooks.example.com/a\\b', 'url must be written as https://host/path, with two slashes and no backslash'],
+    ['https://hooks..example.com/in', 'url host is not a valid domain name'],
+    [`https://${'a'.repeat(64)}.example.com/in`, 'url host is not a valid domain name'],
+    [`https://${'a.'.repeat(127)}com/in`, 'url host is not a valid domain name'],
   ];
   for (const [url, reason] of cases) assert.equal(checkWebhookUrl(url, { allowPrivate: false }), { ok: false, reason }, url);
 });
