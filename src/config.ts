@@ -49,6 +49,14 @@ export interface JobsConfig {
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
+ * The longest delay a setting takes. A Node.js timer holds at most 2^31-1 ms (about 24.8 days; a longer one fires at
+ * once, so JOB_POLL=30d polled without pause), and a retry due later than a date can hold was an "Invalid time value"
+ * in the worker on the first failure (DELIVERY_RETRY_SCHEDULE=100000000d left the delivery `sending`).
+ */
+const MAX_DELAY = '24d';
+const MAX_DELAY_MS = 24 * UNITS.d;
+
+/**
  * A setting the service cannot run with (a bad value, or a database or event store it names that does not answer):
  * the server and the CLI print its message as one line and exit.
  */
@@ -117,17 +125,23 @@ export class Env {
   }
 
   schedule(name: string, fallback: string): number[] {
+    let delays: number[];
     try {
-      return parseSchedule(this.env[name] ?? fallback);
+      delays = parseSchedule(this.env[name] ?? fallback);
     } catch {
       return this.bad(name, 'comma-separated delays, each a number with ms, s, m, h or d (e.g. 500ms,5s,1m,2h)');
     }
+    if (delays.some((delay) => delay > MAX_DELAY_MS)) this.bad(name, `comma-separated delays of at most ${MAX_DELAY} each`);
+    return delays;
   }
 
+  /** One delay: SHUTDOWN_GRACE=soon was told it needs "comma-separated delays", which it does not take. */
   duration(name: string, fallback: string): number {
-    const schedule = this.schedule(name, fallback);
-    if (schedule.length !== 1 || schedule[0] <= 0) this.bad(name, 'one delay above zero, a number with ms, s, m, h or d (e.g. 500ms, 5s, 1m, 2h)');
-    return schedule[0];
+    let delays: number[] = [];
+    try { delays = parseSchedule(this.env[name] ?? fallback); } catch { /* said below */ }
+    if (delays.length !== 1 || delays[0] <= 0) this.bad(name, 'one delay above zero, a number with ms, s, m, h or d (e.g. 500ms, 5s, 1m, 2h)');
+    if (delays[0] > MAX_DELAY_MS) this.bad(name, `one delay of at most ${MAX_DELAY}`);
+    return delays[0];
   }
 
   /** A URL with one of these schemes (unset or empty: null); the value is never echoed, it may hold a password. */
@@ -161,7 +175,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     // Only the documented spellings: WORKERS=false or WEBHOOK_ALLOW_PRIVATE=true read as their opposite before.
     webhookAllowPrivate: env.oneOf('WEBHOOK_ALLOW_PRIVATE', ['', '0', '1'], '', '1 (on) or 0 (off); empty or unset is off') === '1',
     webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
-    webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000),
+    // At most what a Node.js timer holds (a larger delay fires at once; AbortSignal.timeout throws on one, failing every push).
+    webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1, 2_147_483_647),
     // At most what a Node.js timer holds (a larger delay fires at once).
     requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
     shutdownGraceMs: env.duration('SHUTDOWN_GRACE', '10s'),

@@ -113,6 +113,30 @@ test('every configuration error names the variable, the value given and what is 
   }
 });
 
+// DELIVERY_RETRY_SCHEDULE=100000000d started, and the first failed send ended in the worker ("RangeError: Invalid time
+// value": no date is that far), the delivery left `sending`; JOB_POLL=30d is more than a Node.js timer holds, which
+// fires such a delay at once, and WEBHOOK_TIMEOUT_MS=99999999999 made AbortSignal.timeout throw on every push.
+// SHUTDOWN_GRACE=soon was told it needed "comma-separated delays", which it does not take.
+test('a delay longer than the service can wait for is refused at start; a one-delay setting asks for one delay', () => {
+  const messages: [Record<string, string>, string][] = [
+    [{ DELIVERY_RETRY_SCHEDULE: '1m,100000000d' }, 'DELIVERY_RETRY_SCHEDULE="1m,100000000d" is not valid: expected comma-separated delays of at most 24d each'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '5s,25d' }, 'WEBHOOK_RETRY_SCHEDULE="5s,25d" is not valid: expected comma-separated delays of at most 24d each'],
+    [{ JOB_RETRY_SCHEDULE: '99999999999999h' }, 'JOB_RETRY_SCHEDULE="99999999999999h" is not valid: expected comma-separated delays of at most 24d each'],
+    [{ JOB_POLL: '30d' }, 'JOB_POLL="30d" is not valid: expected one delay of at most 24d'],
+    [{ SHUTDOWN_GRACE: '600h' }, 'SHUTDOWN_GRACE="600h" is not valid: expected one delay of at most 24d'],
+    [{ SHUTDOWN_GRACE: 'soon' }, 'SHUTDOWN_GRACE="soon" is not valid: expected one delay above zero, a number with ms, s, m, h or d (e.g. 500ms, 5s, 1m, 2h)'],
+    [{ WEBHOOK_TIMEOUT_MS: '99999999999' }, 'WEBHOOK_TIMEOUT_MS="99999999999" is not valid: expected a whole number from 1 to 2147483647'],
+  ];
+  for (const [env, expected] of messages) {
+    let message = 'taken';
+    try { loadConfig(env); } catch (error) { message = (error as Error).message; }
+    assert.is(message, expected);
+  }
+  const longest = loadConfig({ DELIVERY_RETRY_SCHEDULE: '1m,24d', JOB_SPEND_EVERY: '24d', SHUTDOWN_GRACE: '24d' });
+  assert.equal(longest.deliveryRetrySchedule, [60_000, 24 * 86_400_000]);
+  assert.is(longest.shutdownGraceMs, 24 * 86_400_000);
+});
+
 test('npm start: a bad value, an unreachable database or event store, a port in use', async (ctx) => {
   const main = ['src/main.ts'];
   const closed = await unreachablePort();
@@ -195,6 +219,24 @@ test('npm start prints the URL whatever LOG_LEVEL keeps out of the log', async (
     } finally {
       assert.is(await stopWith(started, 'SIGTERM'), 0, started.output());
     }
+  }
+});
+
+// DESIGN.md: WEBHOOK_ALLOW_PRIVATE "is off by default and says so in the log when on"; LOG_LEVEL=error or silent hid the line.
+test('npm start says WEBHOOK_ALLOW_PRIVATE=1 is on whatever LOG_LEVEL keeps out of the log', async (ctx) => {
+  for (const level of ['info', 'error', 'silent']) {
+    const started = await start({ DATABASE_URL: ctx.db.url, LOG_LEVEL: level, WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE: '1' });
+    try {
+      assert.match(started.output(), /"level":"warn","msg":"WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers/, level);
+    } finally {
+      assert.is(await stopWith(started, 'SIGTERM'), 0, started.output());
+    }
+  }
+  const off = await start({ DATABASE_URL: ctx.db.url, WORKERS: 'off' });
+  try {
+    assert.not.match(off.output(), /WEBHOOK_ALLOW_PRIVATE/);
+  } finally {
+    assert.is(await stopWith(off, 'SIGTERM'), 0, off.output());
   }
 });
 
