@@ -34,7 +34,8 @@ try {
   booted = await boot(config, { exclusiveEmbedded: true });
   if (config.workers) await booted.startWorkers();
   else await booted.services.waiter.listen();
-  if (config.webhookAllowPrivate) booted.services.log.warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');
+  // DESIGN.md: off by default, and "says so in the log when on", so whatever LOG_LEVEL keeps out (LOG_LEVEL=error hid it).
+  if (config.webhookAllowPrivate) createLogger('warn').warn('WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback receivers, plain HTTP included (tests and demos only)');
   app = createApp(booted.services, state);
   starting.serve(app);
 } catch (error) {
