@@ -11,6 +11,13 @@ import { requireOrganization } from '../organization/handlers.ts';
 import { ACCOUNT_ID, adAccountAggregate, adAccountStream, type AdAccountState } from './adaccount.ts';
 import { decideConnectAdAccount } from './decide.ts';
 
+/**
+ * The platform could not answer about the account (down, unreachable, a transient failure of its own): nothing is
+ * wrong with the account or the token given, and nothing was stored. It read "validation_error: the platform refused
+ * the account: network error: connect ECONNREFUSED ...", sending the operator to check a value that was fine.
+ */
+export class PlatformUnavailable extends Error {}
+
 export interface ConnectedAccount {
   account: string;
   name: string;
@@ -29,6 +36,7 @@ export async function connectAdAccount(
   if (input.token.trim() === '') throw validationError('token', 'must not be empty');
   await requireOrganization(services.store, input.organizationId);
   const answer = await fetchAdAccount(platformConfigFrom(services.config), account, input.token);
+  if (answer.kind === 'transient') throw new PlatformUnavailable(`the platform could not answer about ${account} now (${answer.message}): nothing was connected; try again`);
   if (answer.kind !== 'ok') throw new ApiError('validation_error', { fields: [{ field: 'account', message: answer.message }] }, `the platform refused the account: ${answer.message}`);
   const { name, currency, timezone_name: timezone } = answer.value;
   const handled = await handleCommand(services.store, adAccountStream(input.organizationId, account), adAccountAggregate, (state) =>

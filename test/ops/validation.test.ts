@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, type TestDatabase } from '../support/db.ts';
 import { runOps } from '../reports/cli.ts';
+import { startSandbox } from '../../ops/sandbox/server.ts';
 
 interface Ctx { db: TestDatabase; org: string }
 const test = suite<Ctx>('Operator CLI: a bad option value is one line on stderr, exit 2, and nothing written');
@@ -100,6 +101,42 @@ test('page connect, source create --form-id, adaccount connect, jobs enqueue: on
   const source = await idOf(ctx, form('7770001'));
   const listed = JSON.parse((await ops(ctx, ['source', 'list', '--org', ctx.org])).stdout) as { id: string; platform_form_id: string | null }[];
   assert.equal(listed.filter((s) => s.id === source).map((s) => s.platform_form_id), ['7770001']);
+});
+
+// A platform that was down or failed for a while read "validation_error: the platform refused the account: network error:
+// connect ECONNREFUSED ...": the operator was sent to check an account and a token that were fine.
+test('adaccount connect: a platform that cannot answer is said to be so, not to refuse the account; nothing is connected', async (ctx) => {
+  const sandbox = await startSandbox();
+  try {
+    sandbox.seedAdAccount({ id: 'act_4300', name: 'Ads', currency: 'PLN', timezoneName: 'Europe/Warsaw' });
+    const connect = (url: string, account = 'act_4300') => runOps(ctx.db.url, ['adaccount', 'connect', '--org', ctx.org, '--account', account, '--token', 'T', '--json'], { PLATFORM_API_URL: url });
+    const before = await events(ctx);
+    const closed = new URL(sandbox.url);
+    closed.port = '9';
+    sandbox.injectFailures({ match: 'act_4300', count: 100 });
+    for (const [url, cause] of [[closed.origin, /network error/], [sandbox.url, /An unexpected error has occurred/]] as const) {
+      const res = await connect(url);
+      assert.is(res.code, 2, res.stdout);
+      assert.is(res.stdout, '');
+      assert.is(res.stderr.trim().split('\n').length, 1, res.stderr);
+      assert.match(res.stderr, /^the platform could not answer about act_4300 now \(/);
+      assert.match(res.stderr, cause);
+      assert.match(res.stderr, new RegExp(`nothing was connected; try again \\(asked at PLATFORM_API_URL ${url.replace(/[.]/g, '\\.')}\\)$`, 'm'));
+      assert.not.match(res.stderr, /refused|validation_error/);
+    }
+    assert.is(await events(ctx), before, 'no event appended');
+    // A refusal is still one: an account the platform does not know.
+    const unknown = await connect(sandbox.url, 'act_4301');
+    assert.is(unknown.code, 2);
+    assert.match(unknown.stderr, /^validation_error: the platform refused the account: Unsupported get request/);
+    sandbox.reset();
+    sandbox.seedAdAccount({ id: 'act_4300', name: 'Ads', currency: 'PLN', timezoneName: 'Europe/Warsaw' });
+    const connected = await connect(sandbox.url);
+    assert.is(connected.code, 0, connected.stderr);
+    assert.is(JSON.parse(connected.stdout).account, 'act_4300');
+  } finally {
+    await sandbox.stop();
+  }
 });
 
 test('jobs: a day option the kind does not read, another kind\'s target, a day the calendar lacks or a number not in digits is refused', async (ctx) => {
