@@ -8,14 +8,17 @@ export const orgCommands: CommandGroup = {
     usage: 'org create --name N [--timezone TZ] [--currency CUR] [--phone-country-code 48]',
     async run(ctx) {
       const name = nameOption(ctx);
-      const timezone = ctx.options.timezone ?? 'Europe/Warsaw';
+      const givenTimezone = ctx.options.timezone ?? 'Europe/Warsaw';
       const givenCurrency = ctx.options.currency ?? 'PLN';
       const currency = givenCurrency.toUpperCase();
       const phoneCountryCode = ctx.options['phone-country-code'] ?? '48';
+      // The zone's own spelling, as the currency's upper case: `europe/warsaw` was stored as typed, and the reports'
+      // `timezone` said so, a name that case-sensitive readers (Java's ZoneId, Python's zoneinfo on Linux) do not know.
+      let timezone: string;
       try {
-        new Intl.DateTimeFormat('en', { timeZone: timezone });
+        timezone = new Intl.DateTimeFormat('en', { timeZone: givenTimezone }).resolvedOptions().timeZone;
       } catch {
-        throw new CliError(`--timezone must be an IANA time zone such as Europe/Warsaw, got ${timezone}`);
+        throw new CliError(`--timezone must be an IANA time zone such as Europe/Warsaw, got ${givenTimezone}`);
       }
       // The codes the HTTP edge takes for a sale's currency: an organisation's own currency is one of them.
       if (!isCurrencyCode(currency)) throw new CliError(`--currency must be an ISO 4217 code, got ${givenCurrency}`);

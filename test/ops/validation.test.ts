@@ -103,6 +103,18 @@ test('page connect, source create --form-id, adaccount connect, jobs enqueue: on
   assert.equal(listed.filter((s) => s.id === source).map((s) => s.platform_form_id), ['7770001']);
 });
 
+// `--timezone europe/warsaw` was stored as typed (the currency's case was already fixed), so the reports' `timezone` said
+// "europe/warsaw", a zone name Java's ZoneId or Python's zoneinfo on Linux do not know.
+test('org create --timezone: the zone is stored under its own name, whatever the case it was typed in', async (ctx) => {
+  for (const [typed, stored] of [['europe/warsaw', 'Europe/Warsaw'], ['utc', 'UTC'], ['AMERICA/NEW_YORK', 'America/New_York']]) {
+    const org = await idOf(ctx, ['org', 'create', '--name', `Zone ${typed}`, '--timezone', typed]);
+    const report = await ops(ctx, ['reports', 'campaign', '--org', org]);
+    assert.is(report.code, 0, report.stderr);
+    assert.is(JSON.parse(report.stdout).timezone, stored, typed);
+  }
+  await refused(ctx, [[['org', 'create', '--name', 'Nowhere', '--timezone', 'Europe/Atlantis'], /^--timezone must be an IANA time zone such as Europe\/Warsaw, got Europe\/Atlantis$/m]]);
+});
+
 // A platform that was down or failed for a while read "validation_error: the platform refused the account: network error:
 // connect ECONNREFUSED ...": the operator was sent to check an account and a token that were fine.
 test('adaccount connect: a platform that cannot answer is said to be so, not to refuse the account; nothing is connected', async (ctx) => {
