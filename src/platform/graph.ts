@@ -50,18 +50,22 @@ interface GraphErrorBody {
 /*
  * How a refusal is classified (the platform documents these codes under "Graph API error handling"):
  *  - transient (worth retrying later, the batch itself is fine): no answer (network error, time-out);
- *    is_transient true; codes 1 (unknown / temporary), 2 (service unavailable), 4, 17, 32, 613, 80004
- *    (rate limits: app, user, page, custom, ads insights), 341 (application limit); any HTTP 5xx or 429.
+ *    is_transient true; codes 1 (unknown / temporary), 2 (service unavailable), 4, 17, 32, 613 (rate limits:
+ *    app, user, page, custom), 341 (application limit), and the business use case rate limits 80000-80014
+ *    (80000 ads insights, 80001 pages, 80003 custom audiences, 80004 ads management, 80005 leadgen, ...), which
+ *    the platform answers with HTTP 400 and without is_transient; any HTTP 5xx or 429.
  *  - permanent (retrying the same request cannot help): 100 (invalid parameter), 190 (token invalid or
  *    expired), 10 and 200-299 (permissions); any other 4xx.
  * The flag and the transient codes win over the HTTP status; permanent codes win over a 5xx status.
  */
-const TRANSIENT_CODES = new Set([1, 2, 4, 17, 32, 341, 613, 80004]);
+const TRANSIENT_CODES = new Set([1, 2, 4, 17, 32, 341, 613]);
+/** The business use case rate limits ("There have been too many calls ... Wait a bit and try again"). */
+const isBusinessUseCaseLimit = (code: number): boolean => code >= 80000 && code <= 80014;
 const PERMANENT_CODES = new Set([100, 190, 10]);
 
 export function classifyGraphError(status: number, code: number | undefined, isTransient: boolean): 'transient' | 'permanent' {
   if (isTransient) return 'transient';
-  if (code !== undefined && TRANSIENT_CODES.has(code)) return 'transient';
+  if (code !== undefined && (TRANSIENT_CODES.has(code) || isBusinessUseCaseLimit(code))) return 'transient';
   if (code !== undefined && (PERMANENT_CODES.has(code) || (code >= 200 && code <= 299))) return 'permanent';
   if (status >= 500 || status === 429 || status === 0) return 'transient';
   return 'permanent';

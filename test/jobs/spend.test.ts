@@ -108,6 +108,18 @@ test('a refused token fails the sync at once and records the error for the sync 
   assert.match(last.data.error, /Error validating access token/);
 });
 
+test('an ads insights rate limit (code 80000, HTTP 400, not flagged transient) is retried, not failed', async ({ server, sandbox, org }) => {
+  // The platform answers its business use case rate limits with 400 and without is_transient; the sync failed for good.
+  sandbox.injectFailures({ match: `/${ACCOUNT}/insights`, count: 3, status: 400, code: 80000, transient: false, message: '(#80000) There have been too many calls from this ad-account. Wait a bit and try again.' });
+  const before = (await jobsOf(server, org, 'ad_spend')).length;
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'api', params: { since: '2024-02-01', until: '2024-02-29' } }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await finished(server, org, 'ad_spend', before + 1);
+  assert.is(job.status, 'done', job.error);
+  assert.is(job.attempts, 2);
+  const retried = (await server.services.store.readStream(`job-${org.organizationId}-${job.number}`)).find((e) => e.type === 'JobRetryScheduled')!.data as { error: string };
+  assert.match(retried.error, /^the platform failed on the insights of 2024-02-01..2024-02-29: \(#80000\) There have been too many calls/);
+});
+
 test('a creative sync the platform stops halfway keeps the creatives it read; its retry reads only the ads left', async ({ server, sandbox }) => {
   const org = await server.newOrganization();
   const account = 'act_1002';

@@ -203,6 +203,20 @@ function noticeCreatedAt(leadId: string, createdTime: unknown) {
   return JSON.stringify({ object: 'page', entry: [{ id: 'page-77', time: 1748768400, changes: [{ field: 'leadgen', value: { leadgen_id: leadId, page_id: 'page-77', form_id: 'form-77', created_time: createdTime } }] }] });
 }
 
+test('a leadgen rate limit (code 80005, HTTP 400, not flagged transient) is retried, not failed', async ({ server, sandbox, org }) => {
+  // The platform answers its business use case rate limits with 400 and without is_transient; they were read as refusals.
+  seed(sandbox, 'W-80005', 'limited@example.com');
+  sandbox.injectFailures({ match: '/W-80005', count: 3, status: 400, code: 80005, transient: false, message: '(#80005) There have been too many leadgen api calls to this Page. Wait a bit and try again.' });
+  const raw = notice('W-80005');
+  await post(server, raw, signLeadgenPayload(SECRET, raw));
+  const done = await eventually('lead W-80005 settled', async () => {
+    const all = await leadEvents(server, org, 'W-80005');
+    return all.some((e) => e.type === 'LeadFetched' || e.type === 'LeadFetchFailed') && all;
+  });
+  assert.equal(done.map((e) => e.type), ['LeadReceived', 'LeadFetchRetryScheduled', 'LeadFetched']);
+  assert.match((done[1].data as { reason: string }).reason, /^platform 400: \(#80005\) There have been too many leadgen api calls/);
+});
+
 test('a created_time past what a date can hold is no 500: the notice is recorded at the entry\'s time', async ({ server, org }) => {
   const raw = noticeCreatedAt('W-T1', 1e20);
   const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
