@@ -91,6 +91,7 @@ export const failureSchema = z.strictObject({
   count: z.number().int().min(1),
   status: z.number().int().optional(),
   code: z.number().int().optional(),
+  subcode: z.number().int().optional(),
   message: z.string().optional(),
   transient: z.boolean().optional(),
   skip: z.number().int().min(0).optional(),

@@ -171,6 +171,7 @@ export interface FailureInjection {
   count: number;
   status?: number;
   code?: number;
+  subcode?: number;
   message?: string;
   transient?: boolean;
   /** Matching requests let through before the failures begin (a listing that fails halfway through its pages). */

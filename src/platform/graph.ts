@@ -158,9 +158,13 @@ async function graphExchange(cfg: PlatformConfig, url: URL, init: { method: 'GET
   return { kind: 'ok', value: body };
 }
 
-/** The platform's answer to a query that covers too much (code 1, "Please reduce the amount of data ...").
- *  Asking again the same way cannot help; the caller must ask for less. */
+/** The insights' "Request Timed Out ... Try a smaller date range" (code 100 and code 2 with these subcodes). */
+const TIMED_OUT_SUBCODES = new Set([1504018, 1504038]);
+
+/** The platform's answer to a query that covers too much (code 1, "Please reduce the amount of data ...", or the
+ *  insights' time-out asking for a smaller date range). Asking again the same way cannot help; the caller must ask for less. */
 export function isReduceDataError(failure: PlatformFailure): boolean {
+  if (failure.subcode !== undefined && TIMED_OUT_SUBCODES.has(failure.subcode)) return true;
   return failure.code === 1 && (failure.subcode === 99 || /reduce the amount of data/i.test(failure.message));
 }
 

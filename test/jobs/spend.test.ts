@@ -120,6 +120,19 @@ test('an ads insights rate limit (code 80000, HTTP 400, not flagged transient) i
   assert.match(retried.error, /^the platform failed on the insights of 2024-02-01..2024-02-29: \(#80000\) There have been too many calls/);
 });
 
+test('an insights time-out asking for a smaller date range (code 100, subcode 1504018) splits the range, not fails the sync', async ({ server, sandbox, org }) => {
+  // The platform's Ads Insights error codes: 100 / 1504018 and 2 / 1504038, "Request Timed Out ... Try a smaller date range".
+  sandbox.injectFailures({ match: `/${ACCOUNT}/insights`, count: 1, status: 400, code: 100, subcode: 1504018, transient: false, message: 'Request Timed Out: Your request timed out. Try a smaller date range, fetch less data, or use async jobs.' });
+  sandbox.injectFailures({ match: `/${ACCOUNT}/insights`, count: 1, status: 500, code: 2, subcode: 1504038, transient: true, message: 'Service temporarily unavailable' });
+  const before = (await jobsOf(server, org, 'ad_spend')).length;
+  const requests = sandbox.requestsTo(`/${ACCOUNT}/insights`);
+  await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'ad_spend', scope: `account:${ACCOUNT}`, trigger: 'api', params: { since: '2024-03-01', until: '2024-03-31' } }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await finished(server, org, 'ad_spend', before + 1);
+  assert.is(job.status, 'done', job.error);
+  assert.is(job.attempts, 1, 'no attempt failed: the range was asked for in parts at once');
+  assert.is(sandbox.requestsTo(`/${ACCOUNT}/insights`) - requests, 5, 'the month, its first half (timed out too), that half\'s two quarters, then the second half');
+});
+
 test('a creative sync the platform stops halfway keeps the creatives it read; its retry reads only the ads left', async ({ server, sandbox }) => {
   const org = await server.newOrganization();
   const account = 'act_1002';
