@@ -25,7 +25,8 @@ export interface ServerEvent {
   action_source: ActionSource;
   event_source_url?: string;
   user_data: ServerUserData;
-  custom_data?: { value?: number; currency?: string; content_ids?: string[] };
+  /** event_source 'crm' and lead_event_source for a CRM event about a platform lead (Conversion Leads). */
+  custom_data?: { value?: number; currency?: string; content_ids?: string[]; event_source?: 'crm'; lead_event_source?: string };
 }
 
 export interface ConversionBatch {

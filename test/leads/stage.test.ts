@@ -55,6 +55,11 @@ test('to sold with flows: one conversion per lead with a flow (one delivery per 
     const sent = await eventually(`both conversions at dataset ${datasetId}`, async () => sandbox.received(datasetId).events.length === 2 && (sandbox.received(datasetId).events as any[]));
     assert.equal(sent.map((e) => e.user_data.lead_id).sort(), ['7001', '7002']);
     assert.equal(sent.map((e) => e.event_name), ['Purchase', 'Purchase']);
+    // The platform's Conversion Leads payload: system_generated, lead_id unhashed, custom_data event_source crm and lead_event_source.
+    for (const e of sent) {
+      assert.is(e.action_source, 'system_generated');
+      assert.equal([e.custom_data.event_source, e.custom_data.lead_event_source], ['crm', 'Conversion and Lead Management API']);
+    }
   }
   const lead = await server.request('GET', `/leads/${newer.leadId}`, { key: org.key });
   assert.equal(lead.body.stages.map((s: { stage: string; platform_event_queued: boolean }) => [s.stage, s.platform_event_queued]), [['new', false], ['sold', true]]);

@@ -2,6 +2,9 @@
 import type { ServerEvent, ServerUserData } from '../../platform/conversions.ts';
 import type { QueuedDelivery } from './queue-sql.ts';
 
+/** The tool the platform's Conversion Leads integration is told its CRM events come from (custom_data.lead_event_source). */
+export const LEAD_EVENT_SOURCE = 'Conversion and Lead Management API';
+
 export function toServerEvent(d: QueuedDelivery): ServerEvent {
   const p = d.payload;
   const u = p.userData;
@@ -27,6 +30,11 @@ export function toServerEvent(d: QueuedDelivery): ServerEvent {
   if (p.value !== null) custom.value = p.value;
   if (p.currency !== null) custom.currency = p.currency;
   if (p.contentIds?.length) custom.content_ids = p.contentIds;
+  // A CRM event about an instant-form lead: the platform's Conversion Leads payload requires both.
+  if (user.lead_id !== undefined && event.action_source === 'system_generated') {
+    custom.event_source = 'crm';
+    custom.lead_event_source = LEAD_EVENT_SOURCE;
+  }
   if (Object.keys(custom).length) event.custom_data = custom;
   return event;
 }
