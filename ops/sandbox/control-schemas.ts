@@ -93,6 +93,7 @@ export const failureSchema = z.strictObject({
   code: z.number().int().optional(),
   subcode: z.number().int().optional(),
   message: z.string().optional(),
+  userMessage: z.string().optional(),
   transient: z.boolean().optional(),
   skip: z.number().int().min(0).optional(),
 });

@@ -51,7 +51,11 @@ async function platform(store: SandboxStore, req: IncomingMessage, res: ServerRe
     const transient = failure.transient ?? true;
     const code = failure.code ?? (transient ? 2 : 100);
     const message = failure.message ?? (transient ? 'An unexpected error has occurred. Please retry your request later.' : 'Invalid parameter');
-    return sendError(res, graphError(failure.status ?? (transient ? 500 : 400), code, message, { transient, ...(failure.subcode !== undefined ? { subcode: failure.subcode } : {}) }));
+    return sendError(res, graphError(failure.status ?? (transient ? 500 : 400), code, message, {
+      transient,
+      ...(failure.subcode !== undefined ? { subcode: failure.subcode } : {}),
+      ...(failure.userMessage !== undefined ? { userMsg: failure.userMessage } : {}),
+    }));
   }
   if (req.method === 'POST' && segments.length === 2 && segments[1] === 'events') {
     const params = parseParams(await readBody(req), req.headers['content-type']);

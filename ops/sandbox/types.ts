@@ -173,6 +173,8 @@ export interface FailureInjection {
   code?: number;
   subcode?: number;
   message?: string;
+  /** The error's error_user_msg: the platform's own explanation, where its message is only "Invalid parameter". */
+  userMessage?: string;
   transient?: boolean;
   /** Matching requests let through before the failures begin (a listing that fails halfway through its pages). */
   skip?: number;

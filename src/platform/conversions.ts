@@ -38,8 +38,8 @@ export interface ConversionBatch {
 
 export type ConversionResult =
   | { kind: 'accepted'; eventsReceived: number; fbtraceId: string }
-  | { kind: 'transient'; status: number; message: string; code?: number }
-  | { kind: 'permanent'; status: number; message: string; code?: number; subcode?: number; eventIndex?: number };
+  | { kind: 'transient'; status: number; message: string; code?: number; userMessage?: string }
+  | { kind: 'permanent'; status: number; message: string; code?: number; subcode?: number; userMessage?: string; eventIndex?: number };
 
 // The platform names a bad event in a batch as data[3], "event 3" or "index 3" depending on the check.
 const INDEX_PATTERNS = [/\bdata\[(\d+)\]/, /\bevents?\s+(?:at\s+)?(?:index\s+)?#?(\d+)\b/i, /\bindex\s+#?(\d+)\b/i];
@@ -70,7 +70,8 @@ export async function sendConversionBatch(cfg: PlatformConfig, batch: Conversion
     ...(batch.testEventCode ? { test_event_code: batch.testEventCode } : {}),
   });
   const answer = await graphFetch(cfg, graphUrl(cfg, `${encodeURIComponent(batch.datasetId)}/events`), { method: 'POST', body, token: batch.accessToken });
-  if (answer.kind === 'transient') return { kind: 'transient', status: answer.status, message: answer.message, ...(answer.code !== undefined ? { code: answer.code } : {}) };
+  const userMessage = answer.kind !== 'ok' && answer.userMessage !== undefined ? { userMessage: answer.userMessage } : {};
+  if (answer.kind === 'transient') return { kind: 'transient', status: answer.status, message: answer.message, ...(answer.code !== undefined ? { code: answer.code } : {}), ...userMessage };
   if (answer.kind === 'permanent') {
     const eventIndex = eventIndexFrom(answer.message, answer.userMessage);
     return {
@@ -79,6 +80,7 @@ export async function sendConversionBatch(cfg: PlatformConfig, batch: Conversion
       message: answer.message,
       ...(answer.code !== undefined ? { code: answer.code } : {}),
       ...(answer.subcode !== undefined ? { subcode: answer.subcode } : {}),
+      ...userMessage,
       ...(eventIndex !== undefined && eventIndex < batch.events.length ? { eventIndex } : {}),
     };
   }

@@ -57,6 +57,19 @@ test('a refused delivery fails with the platform\'s message in last_error, after
   assert.is(failed!.metadata.organizationId, s.organizationId);
 });
 
+test('a refusal whose message is only "Invalid parameter" shows the platform\'s explanation (error_user_msg) in last_error', async ({ server, sandbox }) => {
+  // The Conversions API words a refused event as "Invalid parameter" and says what is wrong in error_user_msg.
+  sandbox.injectFailures({
+    match: '/1014/events', count: 1, status: 400, code: 100, subcode: 2804050, transient: false, message: 'Invalid parameter',
+    userMessage: 'The parameter lead_id is not a valid lead for this dataset.',
+  });
+  const s = await setupConversions(server, { targets: [{ datasetId: '1014', mode: 'live' }] });
+  const res = await post(server, s.key, { source: s.sourceId, external_id: 'um-1', email: 'a@b.pl' });
+  const [delivery] = await waitForDeliveries(server, s.key, [res.body.event_id]);
+  assert.is(delivery.status, 'failed');
+  assert.is(delivery.last_error, 'Invalid parameter: The parameter lead_id is not a valid lead for this dataset. (code 100, subcode 2804050)');
+});
+
 test('a refusal that quotes the access token keeps the token out of last_error and the event store', async ({ server, sandbox }) => {
   // The Graph API quotes a token it cannot parse; the fixture's targets carry EAAB-test-token-123.
   sandbox.setDatasetBehaviour('1012', { mode: 'refuse', refuseCode: 190, refuseMessage: 'Malformed access token EAAB-test-token-123' });

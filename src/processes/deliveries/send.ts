@@ -16,9 +16,15 @@ export interface Dispatch {
   startBefore: number;
 }
 
+/**
+ * The platform's message, then its explanation for people (error_user_msg) when it adds one: a refused event's message
+ * is often only "Invalid parameter", and what is wrong with it is said there.
+ */
 function describe(r: Extract<ConversionResult, { kind: 'transient' | 'permanent' }>): string {
   const code = r.code !== undefined ? ` (code ${r.code}${r.kind === 'permanent' && r.subcode !== undefined ? `, subcode ${r.subcode}` : ''})` : '';
-  return `${r.message}${code}`;
+  const user = r.userMessage?.trim();
+  const explained = user && !r.message.includes(user) ? `${r.message}: ${user}` : r.message;
+  return `${explained}${code}`;
 }
 
 /**
