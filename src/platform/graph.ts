@@ -51,14 +51,15 @@ interface GraphErrorBody {
  * How a refusal is classified (the platform documents these codes under "Graph API error handling"):
  *  - transient (worth retrying later, the batch itself is fine): no answer (network error, time-out);
  *    is_transient true; codes 1 (unknown / temporary), 2 (service unavailable), 4, 17, 32, 613 (rate limits:
- *    app, user, page, custom), 341 (application limit), and the business use case rate limits 80000-80014
+ *    app, user, page, custom), 341 (application limit), 368 (temporarily blocked for policy violations: the
+ *    guide says wait and retry), and the business use case rate limits 80000-80014
  *    (80000 ads insights, 80001 pages, 80003 custom audiences, 80004 ads management, 80005 leadgen, ...), which
  *    the platform answers with HTTP 400 and without is_transient; any HTTP 5xx or 429.
  *  - permanent (retrying the same request cannot help): 100 (invalid parameter), 190 (token invalid or
  *    expired), 10 and 200-299 (permissions); any other 4xx.
  * The flag and the transient codes win over the HTTP status; permanent codes win over a 5xx status.
  */
-const TRANSIENT_CODES = new Set([1, 2, 4, 17, 32, 341, 613]);
+const TRANSIENT_CODES = new Set([1, 2, 4, 17, 32, 341, 368, 613]);
 /** The business use case rate limits ("There have been too many calls ... Wait a bit and try again"). */
 const isBusinessUseCaseLimit = (code: number): boolean => code >= 80000 && code <= 80014;
 const PERMANENT_CODES = new Set([100, 190, 10]);

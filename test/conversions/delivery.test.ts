@@ -91,6 +91,17 @@ test('a refusal whose message holds a NUL or a lone surrogate fails the delivery
   assert.equal([delivery.status, delivery.last_error], ['failed', 'Invalid parameter \ufffd (code 100)']);
 });
 
+test('the platform\'s 400 answers it says to wait and retry (rate limits 4, 17, 80004; 368 temporarily blocked) are retried, not failed', async ({ server, sandbox }) => {
+  // The Graph API's error handling guide: 368 "Temporarily blocked for policies violations": wait and retry the operation.
+  const s = await setupConversions(server, { targets: [{ datasetId: '1015', mode: 'live' }] });
+  for (const [i, code] of [4, 17, 80004, 368].entries()) {
+    sandbox.injectFailures({ match: '/1015/events', count: 1, status: 400, code, transient: false, message: `(#${code}) wait and retry` });
+    const res = await post(server, s.key, { source: s.sourceId, external_id: `wait-${i}`, email: 'a@b.pl' });
+    const [delivery] = await waitForDeliveries(server, s.key, [res.body.event_id]);
+    assert.equal([delivery.status, delivery.attempts], ['accepted', 2], `code ${code}`);
+  }
+});
+
 test('a flaky dataset fails twice, then the delivery is accepted on attempt 3 with last_error empty again', async ({ server, sandbox }) => {
   sandbox.setDatasetBehaviour('1003', { mode: 'flaky', failures: 2 });
   const s = await setupConversions(server, { targets: [{ datasetId: '1003', mode: 'live' }] });
