@@ -132,11 +132,14 @@ function adOf(g: GraphLeadObject, platform: string, row: number | null): AdSourc
 function mapLead(g: GraphLeadObject, answers: LeadAnswer[], formName: string | null, row: number | null, timezone = 'UTC'): PlatformLead {
   const id = idText(g, 'id', row);
   if (id === '') throw new LeadExportError('lead without an id', row);
-  if (typeof g.created_time !== 'string') throw new LeadExportError(`lead ${id} without created_time`, row);
+  const created: unknown = g.created_time;
+  if (created === undefined || created === null) throw new LeadExportError(`lead ${id} without created_time`, row);
+  // A number (Unix seconds from another tool) is a created_time, not its absence: say what it is.
+  if (typeof created !== 'string') throw new LeadExportError(`created_time ${JSON.stringify(created)} is not a date-time text`, row);
   const platform = placementPlatform(text(g.platform));
   return {
     platformLeadId: id,
-    createdTime: isoTime(g.created_time, row, timezone),
+    createdTime: isoTime(created, row, timezone),
     formId: idText(g, 'form_id', row),
     formName,
     pageId: g.page_id === undefined || g.page_id === null ? null : idText(g, 'page_id', row),
@@ -165,13 +168,24 @@ function answerText(value: unknown, key: string, row: number | null): string {
   throw new LeadExportError(`field_data ${key}: a value is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : 'an object'}, not text`, row);
 }
 
+/**
+ * An answer's values: a list of text (none when the item has no `values`). Anything else, such as the bare text
+ * `"values": "a@example.com"` another tool may write, was taken as no answer at all: the person was made without
+ * the e-mail or phone the file held. Refused by its row instead, as a value that is not text is.
+ */
+function valuesOf(values: unknown, key: string, row: number | null): string[] {
+  if (values === undefined) return [];
+  if (Array.isArray(values)) return values.map((v) => answerText(v, key, row));
+  const what = values === null ? 'null' : typeof values === 'string' ? 'text' : typeof values === 'object' ? 'an object' : `a ${typeof values}`;
+  throw new LeadExportError(`field_data ${key}: values is ${what}, not a list`, row);
+}
+
 function answersOf(fieldData: unknown, labels: Record<string, string>, row: number | null): LeadAnswer[] {
   if (fieldData === undefined) return [];
   if (!Array.isArray(fieldData)) throw new LeadExportError('field_data is not a list', row);
   return fieldData.map((f: { name?: unknown; values?: unknown }) => {
     if (typeof f?.name !== 'string') throw new LeadExportError('a field_data item has no name', row);
-    const values = Array.isArray(f.values) ? f.values.map((v) => answerText(v, f.name as string, row)) : [];
-    return { key: f.name, label: labels[f.name] ?? labelFor(f.name), values };
+    return { key: f.name, label: labels[f.name] ?? labelFor(f.name), values: valuesOf(f.values, f.name, row) };
   });
 }
 

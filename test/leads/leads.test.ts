@@ -501,4 +501,25 @@ test('ops leads import refuses an answer value that is null, a list or an object
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import refuses values that are not a list (the e-mail was dropped and the person made without it) and names a created_time that is a number', async ({ server, org }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const file = path.join(dir, 'odd.json');
+  fs.writeFileSync(file, JSON.stringify([
+    { id: 'W-1', created_time: '2025-05-06T10:00:00+0000', form_id: 'form-w', field_data: [{ name: 'email', values: ['w1@example.com'] }] },
+    { id: 'W-2', created_time: '2025-05-06T10:00:00+0000', form_id: 'form-w', field_data: [{ name: 'email', values: 'w2@example.com' }] },
+    { id: 'W-3', created_time: 1746525600, form_id: 'form-w', field_data: [{ name: 'email', values: ['w3@example.com'] }] },
+    { id: 'W-4', created_time: '2025-05-06T10:00:00+0000', form_id: 'form-w', field_data: [{ name: 'full_name', values: null }, { name: 'note' }] },
+  ]));
+  const refused = await leadsImport(server, org)(file, '--json');
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr, 'row 2: field_data email: values is text, not a list; row 3: created_time 1746525600 is not a date-time text; row 4: field_data full_name: values is null, not a list; nothing imported');
+  const none = await server.services.pool.query('SELECT count(*)::int AS n FROM leads WHERE organization_id = $1 AND platform_lead_id LIKE $2', [org.organizationId, 'W-%']);
+  assert.is(none.rows[0].n, 0);
+  // An item without values is a question left unanswered, as before.
+  fs.writeFileSync(file, JSON.stringify([{ id: 'W-5', created_time: '2025-05-06T10:00:00+0000', form_id: 'form-w', field_data: [{ name: 'email', values: ['w5@example.com'] }, { name: 'note' }] }]));
+  const imported = await leadsImport(server, org)(file, '--json');
+  assert.equal([imported.code, JSON.parse(imported.stdout)], [0, { read: 1, created: 1, completed: 0, known: 0 }]);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test.run();
