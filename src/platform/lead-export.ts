@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 
 // The lead's ad and answers are the domain's own types: the service stores them as the platform gives them.
 import type { AdSource, LeadAnswer } from '../../commands/lead/lead.ts';
-import { isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
+import { CALLER_ZONED_TIME, isoFromCaller, isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 import { storableStrings } from '../../commands/shared/text.ts';
 import { instantOfWallClock } from '../../projections/reporting_shared/wall-clock.ts';
 
@@ -63,15 +63,25 @@ export function placementPlatform(raw: string | undefined): string {
 /** An ISO 8601 day or date-time written without a zone (a space may stand for the T). */
 const WALL_CLOCK = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?$/;
 
+/** Whether YYYY-MM-DD is a day the calendar has: JavaScript reads 2026-02-30 as 2 March. */
+function isCalendarDay(day: string): boolean {
+  const date = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
+}
+
 /**
  * The platform writes 2024-03-05T10:20:30+0000; exports may add a zone like +01:00. A time without a zone (a
  * sheet edited by hand) is a wall-clock time in the organisation's zone, as GET /leads reads one: JavaScript
- * would read it in the zone of whichever machine runs the import.
+ * would read it in the zone of whichever machine runs the import. Only these ISO 8601 forms are times: left to
+ * JavaScript, "1" was a lead of 1 January 2001 and "11/20/2026" a time in that machine's zone again.
  */
 function isoTime(raw: string, row: number | null, timezone: string): string {
   const text = raw.trim();
   const wall = WALL_CLOCK.exec(text);
-  const date = wall ? instantOfWallClock(timezone, `${wall[1]}T${wall[2] ?? '00:00:00'}`) : new Date(text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  const zoned = wall ? null : CALLER_ZONED_TIME.exec(text);
+  const day = wall?.[1] ?? zoned?.[1];
+  const date = day === undefined || !isCalendarDay(day) ? new Date(NaN)
+    : wall ? instantOfWallClock(timezone, `${wall[1]}T${wall[2] ?? '00:00:00'}`) : new Date(isoFromCaller(text) as string);
   if (Number.isNaN(date.getTime())) throw new LeadExportError(`created_time "${raw}" is not a date-time`, row);
   // A year 0000 time would be a lead event no projector can store (it would stop for every organisation).
   if (!isWithinTimeSpan(date.toISOString())) throw new LeadExportError(`created_time "${raw}" is not ${TIME_SPAN_MESSAGE}`, row);

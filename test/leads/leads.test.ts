@@ -305,6 +305,25 @@ test('ops leads import: a created_time without a zone is a time in the organisat
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import: a created_time that is not ISO 8601, or a day the calendar lacks, is refused, not read by JavaScript\'s guesses', async ({ server }) => {
+  const org = await server.newOrganization({ timezone: 'Europe/Warsaw' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const csv = path.join(dir, 'times.csv');
+  // "1" was a lead of 2001-01-01, "11/20/2026" a time in the zone of the machine running the import, 30 February 2 March.
+  fs.writeFileSync(csv, 'id,created_time,form_id,email\nl:G-1,1,f:form-g,g1@example.com\nl:G-2,11/20/2026 10:00,f:form-g,g2@example.com\n'
+    + 'l:G-3,2026-02-30T10:00:00+0000,f:form-g,g3@example.com\nl:G-4,2026-02-28t10:00z,f:form-g,g4@example.com\nl:G-5,2026-02-28 10:00:00+01,f:form-g,g5@example.com\n');
+  const refused = await leadsImport(server, org)(csv, '--json');
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr, 'row 2: created_time "1" is not a date-time; row 3: created_time "11/20/2026 10:00" is not a date-time; row 4: created_time "2026-02-30T10:00:00+0000" is not a date-time; nothing imported');
+  const taken = await leadsImport(server, org)(csv, '--json', '--skip-invalid');
+  assert.is(taken.code, 0, taken.stderr);
+  await server.settle();
+  const leads = await server.request('GET', '/leads?form=' + formSourceId(org.organizationId, 'form-g'), { key: org.key });
+  const times = Object.fromEntries(leads.body.data.map((l: { platform_lead_id: string; created_at: string }) => [l.platform_lead_id, l.created_at]));
+  assert.equal(times, { 'G-4': '2026-02-28T10:00:00.000Z', 'G-5': '2026-02-28T09:00:00.000Z' });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('ops leads import: the Ads Manager download (UTF-16, tabs, p: before the phone) gives the person an E.164 phone', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const file = path.join(dir, 'export.csv');
