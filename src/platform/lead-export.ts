@@ -1,5 +1,6 @@
 // Platform leads in the service's terms: from a Graph lead object, and from the lead export files (JSON or CSV).
 import { parse } from 'csv-parse/sync';
+import type { CsvError, InfoRecord } from 'csv-parse';
 
 // The lead's ad and answers are the domain's own types: the service stores them as the platform gives them.
 import type { AdSource, LeadAnswer } from '../../commands/lead/lead.ts';
@@ -214,11 +215,30 @@ export function delimiterOf(text: string): string {
   return counts.sort((a, b) => b[1] - a[1])[0][0];
 }
 
+/** On a record with filled cells past its header's columns (csvOptions marks it): its cells and the header's columns. */
+const EXTRA_CELLS = Symbol('extra cells');
+type CsvRecord = Record<string, string> & { [EXTRA_CELLS]?: { cells: number; columns: number } };
+
+/**
+ * A record with filled cells past the header's last column: a separator inside a cell nobody quoted ("Kowalski, Jan")
+ * moves every cell after it one column on, so the e-mail answer read "Jan" and the phone an e-mail address, and
+ * the last cell was dropped. Marked here, refused by its row in leadFromCsvRecord. Short rows and empty cells past
+ * the header (a trailing separator) are kept.
+ */
+function markExtraCells<T>(record: T, context: InfoRecord): T {
+  const header = (context as InfoRecord & { columns?: unknown }).columns;
+  const columns = Array.isArray(header) ? header.length : 0;
+  const error = context.error as (CsvError & { record?: unknown }) | undefined;
+  const cells = error?.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' && Array.isArray(error.record) ? (error.record as unknown[]) : [];
+  if (cells.length > columns && cells.slice(columns).some((cell) => cell !== '')) (record as CsvRecord)[EXTRA_CELLS] = { cells: cells.length, columns };
+  return record;
+}
+
 /**
  * How csv-parse reads the Ads Manager export (one record a row, keyed by the header). Empty lines are records too,
  * so that each record's place is its row in the sheet (isBlankRecord passes over them).
  */
-export const csvOptions = (delimiter: string) => ({ columns: true, bom: true, trim: true, delimiter, relax_column_count: true }) as const;
+export const csvOptions = (delimiter: string) => ({ columns: true, bom: true, trim: true, delimiter, relax_column_count: true, on_record: markExtraCells }) as const;
 
 /**
  * A blank row (an empty line, or only separators): no lead, but it keeps its row number, so a bad row is named by
@@ -242,6 +262,8 @@ function exportedLead(lead: PlatformLead, row: number): PlatformLead {
  * `timezone` the organisation's, for a created_time written without a zone.
  */
 export function leadFromCsvRecord(r: Record<string, string>, row: number, timezone: string): PlatformLead {
+  const extra = (r as CsvRecord)[EXTRA_CELLS];
+  if (extra) throw new LeadExportError(`${extra.cells} cells where the header has ${extra.columns} columns (a separator inside a cell that is not quoted?)`, row);
   const answers = Object.keys(r)
     .filter((h) => !CSV_META.has(h) && (r[h] ?? '') !== '')
     .map((h) => {

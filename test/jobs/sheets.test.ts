@@ -56,6 +56,18 @@ test('a new spreadsheet source is read at once; each valid row becomes a convers
   assert.equal([a1.status, a1.value, a1.currency, a1.event_time], ['paid', 120.5, 'PLN', recent]);
 });
 
+test('a row with more filled cells than the header (a decimal comma left unquoted) is invalid, not recorded as its shifted cells read', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  sandbox.seedSheet('shifted', ['external_id,status,email,consent,currency,value', 'SH-1,paid,sh1@example.com,yes,PLN,"150,50"', 'SH-2,paid,sh2@example.com,yes,PLN,150,50', 'SH-3,paid,sh3@example.com,yes,PLN,20,'].join('\n'));
+  const source = await createSource(server.services.store, { organizationId: org.organizationId, kind: 'spreadsheet', name: 'Shifted', csvUrl: `${sandbox.url}/sheets/shifted.csv` }, new Date());
+  const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 1);
+  // SH-2 was recorded with the value 150; an empty cell past the header (SH-3) is no shift.
+  assert.is(job.summary, '3 rows: 2 new conversions (0 deliveries queued), 0 already recorded; 1 invalid: row 3: 7 cells where the header has 6 columns (a separator inside a cell that is not quoted?)');
+  await server.settle();
+  const events = await server.request('GET', `/events?source=${source.id}&limit=100`, { key: org.key });
+  assert.equal(events.body.data.map((e: any) => [e.external_id, e.value]).sort(), [['SH-1', 150.5], ['SH-3', 20]]);
+});
+
 test('rows read again are duplicates, and POST /events of the same row names the same event', async ({ server, org, sourceId }) => {
   await enqueueJob(server.services, { organizationId: org.organizationId, kind: 'sheets_sync', scope: `source:${sourceId}`, trigger: 'operator' }, { organizationId: org.organizationId, actor: 'test' });
   const [job] = await finishedJobs(server.services, org.organizationId, 'sheets_sync', 2);

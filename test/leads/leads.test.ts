@@ -324,6 +324,29 @@ test('ops leads import: a created_time that is not ISO 8601, or a day the calend
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('ops leads import: a CSV row with more filled cells than its header (an unquoted separator) is refused, not read shifted', async ({ server }) => {
+  const org = await server.newOrganization({ timezone: 'Europe/Warsaw' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
+  const csv = path.join(dir, 'shifted.csv');
+  // Row 3's name holds the separator unquoted: its e-mail answer was "Jan", its phone the e-mail, and its person had neither.
+  fs.writeFileSync(csv, 'id,created_time,form_id,full_name,email,phone_number\n'
+    + 'l:K-1,2026-11-25T10:00:00+0100,f:form-k,"Nowak, Ewa",ewa.k@example.com,+48601999001,\n'
+    + 'l:K-2,2026-11-25T10:00:00+0100,f:form-k,Kowalski, Jan,jan.k@example.com,+48601999002\n'
+    + 'l:K-3,2026-11-25T10:00:00+0100,f:form-k,Lis,ola.k@example.com\n');
+  const refused = await leadsImport(server, org)(csv, '--json');
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr, 'row 3: 7 cells where the header has 6 columns (a separator inside a cell that is not quoted?); nothing imported');
+  const taken = await leadsImport(server, org)(csv, '--json', '--skip-invalid');
+  assert.is(taken.code, 0, taken.stderr);
+  await server.settle();
+  const leads = await server.request('GET', '/leads?form=' + formSourceId(org.organizationId, 'form-k'), { key: org.key });
+  // A quoted separator, an empty cell past the header and a short row are read as before.
+  assert.equal(leads.body.data.map((l: { platform_lead_id: string }) => l.platform_lead_id).sort(), ['K-1', 'K-3']);
+  const contacts = await server.request('GET', '/contacts?email=ewa.k@example.com', { key: org.key });
+  assert.equal(contacts.body.data.map((c: { name: string; phone: string }) => [c.name, c.phone]), [['Nowak, Ewa', '+48601999001']]);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('ops leads import: the Ads Manager download (UTF-16, tabs, p: before the phone) gives the person an E.164 phone', async ({ server, org }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leads-'));
   const file = path.join(dir, 'export.csv');

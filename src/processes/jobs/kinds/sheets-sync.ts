@@ -98,6 +98,16 @@ function sheetRows(records: string[][]): { cells: string[]; number: number }[] {
   return records.map((cells, at) => ({ cells, number: at + 1 })).filter((row) => row.cells.some((cell) => cell.trim() !== ''));
 }
 
+/**
+ * A row with filled cells past the header's last column: a separator inside a cell nobody quoted (a value of 150,50
+ * in a comma-separated sheet) moves the cells after it one column on, and the row was recorded as they then read
+ * (150 for 150,50). Such a row is invalid, named by its cells and the header's columns.
+ */
+function extraCells(cells: string[], columns: number): string | null {
+  if (!cells.slice(columns).some((cell) => cell.trim() !== '')) return null;
+  return `${cells.length} cells where the header has ${columns} columns (a separator inside a cell that is not quoted?)`;
+}
+
 /** True when this call made the conversion: its first event carries the causation id given to it. */
 async function madeBy(ctx: JobContext, eventId: string, causationId: string): Promise<boolean> {
   const [first] = await ctx.services.store.readStream(conversionStream(eventId), { maxCount: 1 });
@@ -149,7 +159,9 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
   try {
     for (const [i, row] of rows.entries()) {
       throwIfAborted(ctx.signal);
-      await recordRow(ctx, row.cells, row.number, index, sourceId, tally);
+      const shifted = extraCells(row.cells, header.cells.length);
+      if (shifted) tally.invalid.push(`row ${row.number}: ${shifted}`);
+      else await recordRow(ctx, row.cells, row.number, index, sourceId, tally);
       ctx.progress(i + 1, `${i + 1} of ${rows.length} rows`);
       if (tally.failed.length >= MAX_FAILED) throw new JobError(`${failedSaid(tally)}; stopped after row ${row.number}, the rows before are in`);
     }
