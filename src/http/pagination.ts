@@ -17,11 +17,14 @@ const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
  */
 export const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
 
+/** A whole number written in decimal digits; anything else is named so, not "expected number, received string". */
+export const wholeNumber = () => z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' });
+
 /** What updated_since accepts: a day, or a day and time with or without seconds and an offset (see lenientTime). */
 const CALLER_TIME = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 export const listParams = {
-  limit: z.preprocess((v) => decimalInteger(blankIsAbsent(v)), z.number().int().min(1).max(100).default(25)).describe('Page size, 1-100'),
+  limit: z.preprocess((v) => decimalInteger(blankIsAbsent(v)), wholeNumber().min(1).max(100).default(25)).describe('Page size, 1-100'),
   // Any string: whatever is not a cursor of this list is invalid_cursor, not validation_error.
   cursor: z.preprocess(blankIsAbsent, z.string().optional()).describe('next_cursor of the previous page of the same list'),
   order: z.preprocess((v) => (typeof v === 'string' ? blankIsAbsent(v.toLowerCase()) : v), z.enum(['asc', 'desc']).default('desc'))

@@ -1,7 +1,7 @@
 // GET /jobs and GET /jobs/{number}: the organisation's background jobs from the jobs read model.
 import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
-import { closePage, decimalInteger, listEnvelope, listQuery, openPage } from '../http/pagination.ts';
+import { closePage, decimalInteger, listEnvelope, listQuery, openPage, wholeNumber } from '../http/pagination.ts';
 import { getJob, jobPosition, listJobs, type JobRow } from '../../queries/jobs.ts';
 import { ApiError } from '../../commands/shared/errors.ts';
 
@@ -60,7 +60,7 @@ export const getJobRoute = defineRoute({
   summary: 'Get one background job by its number',
   tag: 'Jobs',
   // Any whole number is a job number that may or may not exist: 0 or -1 is 404 like 999999, not 400.
-  params: z.object({ number: z.preprocess(decimalInteger, z.number().int()).describe('Job number') }).strict(),
+  params: z.object({ number: z.preprocess(decimalInteger, wholeNumber()).describe('Job number') }).strict(),
   query: z.object({}).strict(),
   success: { status: 200, schema: Job, description: 'The job' },
   errors: ['not_found'],

@@ -48,6 +48,8 @@ test('limit outside 1-100 or not an integer, and an unknown order, are 400 valid
       assert.is(res.status, 400, label);
       assert.is(res.body.error.code, 'validation_error', label);
       assert.ok(res.body.error.details.fields.some((f: { field: string }) => f.field === field), label);
+      // Said in words, not "Invalid input: expected number, received string".
+      if (query === 'limit=ten' || query === 'limit=2.5') assert.equal(res.body.error.details.fields, [{ field: 'limit', message: 'must be a whole number' }], label);
     }
     for (const query of ['limit=1', 'limit=100', 'order=asc', 'order=desc', 'order=DESC', 'cursor=', 'limit=&cursor=&order=&updated_since=']) {
       const res = await ctx.server.request('GET', withQuery(pathOf(ctx, endpoint.path), query), { key });

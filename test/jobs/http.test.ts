@@ -83,8 +83,11 @@ test('needs the jobs:read scope and a numeric number', async ({ server, a }) => 
   const narrow = await server.newKey(a.organizationId, ['contacts:read']);
   const res = await server.request('GET', '/jobs', { key: narrow.key });
   assert.equal([res.status, res.body.error.code, res.body.error.details?.required_scope], [403, 'insufficient_scope', 'jobs:read']);
-  const bad = await server.request('GET', '/jobs/abc', { key: a.key });
-  assert.equal([bad.status, bad.body.error.code], [400, 'validation_error']);
+  // Named in words: it read "Invalid input: expected number, received string".
+  for (const number of ['abc', '2.5']) {
+    const bad = await server.request('GET', `/jobs/${number}`, { key: a.key, headers: { 'accept-language': 'en' } });
+    assert.equal([bad.status, bad.body.error.code, bad.body.error.details?.fields], [400, 'validation_error', [{ field: 'number', message: 'must be a whole number' }]], number);
+  }
   const missing = await server.request('GET', '/jobs/999', { key: a.key });
   assert.is(missing.status, 404);
 });
