@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { chars } from '../shared/text.ts';
 import { CALLER_ZONED_TIME, isoFromCaller } from '../shared/time.ts';
-import { isHexDigest, MAX_CONVERSION_VALUE } from './validate.ts';
+import { EXTERNAL_ID_MAX_CHARS, isHexDigest, MAX_CONVERSION_VALUE, STATUS_MAX_CHARS } from './validate.ts';
 
 /** 9999-12-31T23:59:59Z in Unix seconds. */
 const MAX_UNIX_SECONDS = 253_402_300_799;
@@ -15,8 +15,8 @@ const opt = (max: number, what: string) => chars(0, max).optional().describe(wha
 
 export const PostEventBody = z.object({
   source: z.string().min(1).max(64).describe('Id of a spreadsheet or shop source of the organisation'),
-  external_id: chars(1, 128).describe("The caller's record id"),
-  status: chars(1, 80).describe("The caller's status, mapped to a platform event by the source's active flows"),
+  external_id: chars(1, EXTERNAL_ID_MAX_CHARS).describe("The caller's record id"),
+  status: chars(1, STATUS_MAX_CHARS).describe("The caller's status, mapped to a platform event by the source's active flows"),
   consent: z.boolean().refine((v) => v === true, 'must be true (legal basis confirmed)').describe('Must be true'),
   // Unix seconds up to the last second of the year 9999: a larger number is no time at all (not a 500).
   // The document's pattern is the forms isoFromCaller reads (+0200, +02, no seconds, a space), not the inner

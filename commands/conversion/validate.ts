@@ -2,9 +2,13 @@
 // Pure: the clock comes in as `now`; hashing happens in the handler right after.
 import { isIP } from 'node:net';
 import { validationError } from '../shared/errors.ts';
-import { charCount } from '../shared/text.ts';
+import { charCount, charsRule } from '../shared/text.ts';
 import { isCurrencyCode } from '../shared/currency.ts';
 import type { Trigger } from './conversion.ts';
+
+/** The specification's limits of the caller's record id and status (POST /events, and GET /events' filters). */
+export const EXTERNAL_ID_MAX_CHARS = 128;
+export const STATUS_MAX_CHARS = 80;
 
 export interface ConversionInput {
   organizationId: string;
@@ -91,10 +95,10 @@ function checkIdentifiers(c: CheckedInput): void {
 
 export function checkConversion(input: ConversionInput, now: Date): CheckedInput {
   const triggerValue = input.trigger.kind === 'status' ? input.trigger.status : input.trigger.stage;
-  const externalId = text('external_id', input.externalId, 128);
-  if (externalId === undefined) throw validationError('external_id', '1-128 characters');
-  const status = text('status', triggerValue, 80);
-  if (status === undefined) throw validationError('status', '1-80 characters');
+  const externalId = text('external_id', input.externalId, EXTERNAL_ID_MAX_CHARS);
+  if (externalId === undefined) throw validationError('external_id', charsRule(1, EXTERNAL_ID_MAX_CHARS));
+  const status = text('status', triggerValue, STATUS_MAX_CHARS);
+  if (status === undefined) throw validationError('status', charsRule(1, STATUS_MAX_CHARS));
   const checked: CheckedInput = {
     organizationId: input.organizationId,
     sourceId: input.sourceId,

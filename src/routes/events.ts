@@ -6,14 +6,11 @@ import { closePage, listEnvelope, listQuery, openPage } from '../http/pagination
 import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import { acceptConversion } from '../../commands/conversion/handlers.ts';
 import { Event, EventAccepted, PostEventBody } from '../../commands/conversion/schemas.ts';
+import { EXTERNAL_ID_MAX_CHARS, STATUS_MAX_CHARS } from '../../commands/conversion/validate.ts';
 import { deliveriesOfEvents, getEvent, listEvents, type DeliveryRow, type EventRow } from '../../queries/conversions.ts';
 
 /** The projector GET /events and GET /deliveries read: a POST writes its rows with the append, or waits for it. */
 export const CONVERSIONS_READ_MODEL = 'conversions';
-
-/** The specification's limits of the caller's status and record id (as POST /events takes them). */
-const STATUS_CHARS = 80;
-const EXTERNAL_ID_CHARS = 128;
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
@@ -67,8 +64,8 @@ export const listEventsRoute = defineRoute({
   tag: 'Events',
   query: listQuery({
     source: z.string().min(1).max(64).optional().describe('Source id'),
-    status: chars(1, STATUS_CHARS).optional().describe("The caller's status"),
-    external_id: chars(1, EXTERNAL_ID_CHARS).optional().describe("The caller's record id"),
+    status: chars(1, STATUS_MAX_CHARS).optional().describe("The caller's status"),
+    external_id: chars(1, EXTERNAL_ID_MAX_CHARS).optional().describe("The caller's record id"),
   }),
   success: { status: 200, schema: listEnvelope(Event), description: 'A page of events' },
   errors: ['invalid_cursor'],
@@ -78,8 +75,8 @@ export const listEventsRoute = defineRoute({
     // one is refused there, so it is here too, as an empty one is (it used to answer an empty page).
     const status = query.status?.trim();
     const externalId = query.external_id?.trim();
-    if (status === '') throw validationError('status', charsRule(1, STATUS_CHARS));
-    if (externalId === '') throw validationError('external_id', charsRule(1, EXTERNAL_ID_CHARS));
+    if (status === '') throw validationError('status', charsRule(1, STATUS_MAX_CHARS));
+    if (externalId === '') throw validationError('external_id', charsRule(1, EXTERNAL_ID_MAX_CHARS));
     const rows = await listEvents(services.pool, caller.organizationId, page, { source: query.source, status, external_id: externalId });
     const deliveries = await deliveriesOfEvents(services.pool, caller.organizationId, rows.slice(0, page.limit).map((r) => r.id));
     const byEvent = new Map<string, DeliveryRow[]>();
