@@ -6,6 +6,8 @@ import type { CsvError, InfoRecord } from 'csv-parse';
 import type { AdSource, LeadAnswer } from '../../commands/lead/lead.ts';
 import { CALLER_ZONED_TIME, isoFromCaller, isWithinTimeSpan, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 import { storableStrings } from '../../commands/shared/text.ts';
+import { extraCellsProblem } from './csv-rows.ts';
+import { isDay } from '../../projections/reporting_shared/days.ts';
 import { instantOfWallClock } from '../../projections/reporting_shared/wall-clock.ts';
 
 export type { AdSource, LeadAnswer };
@@ -64,12 +66,6 @@ export function placementPlatform(raw: string | undefined): string {
 /** An ISO 8601 day or date-time written without a zone (a space may stand for the T). */
 const WALL_CLOCK = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?$/;
 
-/** Whether YYYY-MM-DD is a day the calendar has: JavaScript reads 2026-02-30 as 2 March. */
-function isCalendarDay(day: string): boolean {
-  const date = new Date(`${day}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
-}
-
 /**
  * The platform writes 2024-03-05T10:20:30+0000; exports may add a zone like +01:00. A time without a zone (a
  * sheet edited by hand) is a wall-clock time in the organisation's zone, as GET /leads reads one: JavaScript
@@ -81,7 +77,7 @@ function isoTime(raw: string, row: number | null, timezone: string): string {
   const wall = WALL_CLOCK.exec(text);
   const zoned = wall ? null : CALLER_ZONED_TIME.exec(text);
   const day = wall?.[1] ?? zoned?.[1];
-  const date = day === undefined || !isCalendarDay(day) ? new Date(NaN)
+  const date = day === undefined || !isDay(day) ? new Date(NaN)
     : wall ? instantOfWallClock(timezone, `${wall[1]}T${wall[2] ?? '00:00:00'}`) : new Date(isoFromCaller(text) as string);
   if (Number.isNaN(date.getTime())) throw new LeadExportError(`created_time "${raw}" is not a date-time`, row);
   // A year 0000 time would be a lead event no projector can store (it would stop for every organisation).
@@ -215,22 +211,20 @@ export function delimiterOf(text: string): string {
   return counts.sort((a, b) => b[1] - a[1])[0][0];
 }
 
-/** On a record with filled cells past its header's columns (csvOptions marks it): its cells and the header's columns. */
+/** On a record with filled cells past its header's columns (csvOptions marks it): what is wrong with it. */
 const EXTRA_CELLS = Symbol('extra cells');
-type CsvRecord = Record<string, string> & { [EXTRA_CELLS]?: { cells: number; columns: number } };
+type CsvRecord = Record<string, string> & { [EXTRA_CELLS]?: string };
 
 /**
- * A record with filled cells past the header's last column: a separator inside a cell nobody quoted ("Kowalski, Jan")
- * moves every cell after it one column on, so the e-mail answer read "Jan" and the phone an e-mail address, and
- * the last cell was dropped. Marked here, refused by its row in leadFromCsvRecord. Short rows and empty cells past
- * the header (a trailing separator) are kept.
+ * Marks a record read shifted ("Kowalski, Jan" unquoted: the e-mail answer read "Jan" and the phone an e-mail
+ * address), to be refused by its row in leadFromCsvRecord.
  */
 function markExtraCells<T>(record: T, context: InfoRecord): T {
   const header = (context as InfoRecord & { columns?: unknown }).columns;
-  const columns = Array.isArray(header) ? header.length : 0;
   const error = context.error as (CsvError & { record?: unknown }) | undefined;
-  const cells = error?.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' && Array.isArray(error.record) ? (error.record as unknown[]) : [];
-  if (cells.length > columns && cells.slice(columns).some((cell) => cell !== '')) (record as CsvRecord)[EXTRA_CELLS] = { cells: cells.length, columns };
+  if (error?.code !== 'CSV_RECORD_INCONSISTENT_COLUMNS' || !Array.isArray(error.record)) return record;
+  const problem = extraCellsProblem(error.record, Array.isArray(header) ? header.length : 0);
+  if (problem) (record as CsvRecord)[EXTRA_CELLS] = problem;
   return record;
 }
 
@@ -262,8 +256,8 @@ function exportedLead(lead: PlatformLead, row: number): PlatformLead {
  * `timezone` the organisation's, for a created_time written without a zone.
  */
 export function leadFromCsvRecord(r: Record<string, string>, row: number, timezone: string): PlatformLead {
-  const extra = (r as CsvRecord)[EXTRA_CELLS];
-  if (extra) throw new LeadExportError(`${extra.cells} cells where the header has ${extra.columns} columns (a separator inside a cell that is not quoted?)`, row);
+  const shifted = (r as CsvRecord)[EXTRA_CELLS];
+  if (shifted) throw new LeadExportError(shifted, row);
   const answers = Object.keys(r)
     .filter((h) => !CSV_META.has(h) && (r[h] ?? '') !== '')
     .map((h) => {

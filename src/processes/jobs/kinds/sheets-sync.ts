@@ -11,6 +11,7 @@ import { ApiError } from '../../../../commands/shared/errors.ts';
 import { JobError, throwIfAborted, type JobContext, type JobHandler } from '../handler.ts';
 import { columnIndex, rowInput } from './sheet-rows.ts';
 import { firstFew } from './listed.ts';
+import { extraCellsProblem } from '../../../platform/csv-rows.ts';
 
 const MAX_BYTES = 20 * 1024 * 1024;
 const LISTED = 50;
@@ -98,16 +99,6 @@ function sheetRows(records: string[][]): { cells: string[]; number: number }[] {
   return records.map((cells, at) => ({ cells, number: at + 1 })).filter((row) => row.cells.some((cell) => cell.trim() !== ''));
 }
 
-/**
- * A row with filled cells past the header's last column: a separator inside a cell nobody quoted (a value of 150,50
- * in a comma-separated sheet) moves the cells after it one column on, and the row was recorded as they then read
- * (150 for 150,50). Such a row is invalid, named by its cells and the header's columns.
- */
-function extraCells(cells: string[], columns: number): string | null {
-  if (!cells.slice(columns).some((cell) => cell.trim() !== '')) return null;
-  return `${cells.length} cells where the header has ${columns} columns (a separator inside a cell that is not quoted?)`;
-}
-
 /** True when this call made the conversion: its first event carries the causation id given to it. */
 async function madeBy(ctx: JobContext, eventId: string, causationId: string): Promise<boolean> {
   const [first] = await ctx.services.store.readStream(conversionStream(eventId), { maxCount: 1 });
@@ -159,7 +150,7 @@ export const sheetsSyncJob: JobHandler = async (ctx) => {
   try {
     for (const [i, row] of rows.entries()) {
       throwIfAborted(ctx.signal);
-      const shifted = extraCells(row.cells, header.cells.length);
+      const shifted = extraCellsProblem(row.cells, header.cells.length);
       if (shifted) tally.invalid.push(`row ${row.number}: ${shifted}`);
       else await recordRow(ctx, row.cells, row.number, index, sourceId, tally);
       ctx.progress(i + 1, `${i + 1} of ${rows.length} rows`);
