@@ -187,6 +187,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   };
 }
 
+const MAX_SYNC_DAYS = 1095;
+
 function loadJobsConfig(env: Env): JobsConfig {
   return {
     concurrency: env.integer('JOB_CONCURRENCY', 4, 0),
@@ -199,8 +201,10 @@ function loadJobsConfig(env: Env): JobsConfig {
     spendEveryMs: env.duration('JOB_SPEND_EVERY', '6h'),
     leadsEveryMs: env.duration('JOB_LEADS_EVERY', '1h'),
     sheetsEveryMs: env.duration('JOB_SHEETS_EVERY', '15m'),
-    spendWindowDays: env.integer('JOB_SPEND_WINDOW_DAYS', 7),
-    spendBackfillDays: env.integer('JOB_SPEND_BACKFILL_DAYS', 90),
-    leadsBackfillDays: env.integer('JOB_LEADS_BACKFILL_DAYS', 90),
+    // At most three years: the platform's insights go back 37 months (older ranges it refuses, code 3018), and a
+    // day count past the calendar's end failed every sync with "Invalid time value".
+    spendWindowDays: env.integer('JOB_SPEND_WINDOW_DAYS', 7, 1, MAX_SYNC_DAYS),
+    spendBackfillDays: env.integer('JOB_SPEND_BACKFILL_DAYS', 90, 1, MAX_SYNC_DAYS),
+    leadsBackfillDays: env.integer('JOB_LEADS_BACKFILL_DAYS', 90, 1, MAX_SYNC_DAYS),
   };
 }

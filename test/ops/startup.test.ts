@@ -81,6 +81,10 @@ test('loadConfig names the variable of every value it cannot use', () => {
   // The table's default reads "unset (off)": "off" itself is refused.
   assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'off' }), /WEBHOOK_ALLOW_PRIVATE="off" is not valid: expected 1 \(on\) or 0 \(off\); empty or unset is off$/);
   assert.is(loadConfig({ PORT: '08080' }).port, 8080);
+  // A backfill past the calendar's end failed every sync ("Invalid time value"); one past 37 months the platform refuses.
+  assert.throws(() => loadConfig({ JOB_SPEND_BACKFILL_DAYS: '100000000' }), /JOB_SPEND_BACKFILL_DAYS="100000000" is not valid: expected a whole number from 1 to 1095/);
+  assert.throws(() => loadConfig({ JOB_LEADS_BACKFILL_DAYS: '1096' }), /JOB_LEADS_BACKFILL_DAYS/);
+  assert.is(loadConfig({ JOB_SPEND_WINDOW_DAYS: '1095' }).jobs.spendWindowDays, 1095);
 });
 
 // An empty DATA_DIR resolved to the working directory, and the embedded cluster went into the project folder
