@@ -12,7 +12,13 @@ import { reservationStream, type ReservationKind } from './reservation.ts';
 import { smsListAggregate, smsListStream } from './smsList.ts';
 import { emailKey, inOwnerTurn, loadContact, organizationSettings, phoneIsListed, phoneKey, reservationHolder, reserveKeys, retrying, smsBlockOfNewPhone, survivorOf, takeOwnerTurn } from './writes.ts';
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/**
+ * An address as people write one, dot-separated parts on both sides of one @: no part empty, and none of the
+ * characters that only wrap or separate addresses (<ada@example.com>, ada@example.com;, mailto:...), so the same
+ * person written that way is not stored as a second address that matching cannot find.
+ */
+const EMAIL_PART = '[^\\s@<>()\\[\\]\\\\,;:".]+';
+const EMAIL = new RegExp(`^${EMAIL_PART}(?:\\.${EMAIL_PART})*@${EMAIL_PART}(?:\\.${EMAIL_PART})*$`);
 
 export interface Written {
   contactId: string;

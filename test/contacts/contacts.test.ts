@@ -63,6 +63,27 @@ test('POST /contacts refuses a bad phone, a bad e-mail, a long name and unknown 
   assert.equal(res.body.error.details.fields[0].field, 'phone');
 });
 
+test('an e-mail in brackets, with a separator after it or an empty part of its domain is refused, not stored as another address of the person', async ({ server }) => {
+  const org = await server.newOrganization(); // its own key: the suite's would pass the rate limit
+  const created = await server.request('POST', '/contacts', { key: org.key, body: { email: 'ada.kowalska@example.com' } });
+  assert.is(created.status, 201);
+  const bad = ['<ada.kowalska@example.com>', 'ada.kowalska@example.com;', 'ada.kowalska@example.com>', 'mailto:ada.kowalska@example.com',
+    '"ada"@example.com', 'ada.kowalska@example..com', 'ada.kowalska@.example.com', 'ada.kowalska@example.com.', '.ada@example.com', 'ada.@example.com',
+    'ada..kowalska@example.com', 'ada(x)@example.com', 'ada@exa[mple].com', 'ada\\@example.com'];
+  for (const email of bad) {
+    const res = await server.request('POST', '/contacts', { key: org.key, body: { email } });
+    assert.equal([res.status, res.body.error?.code, res.body.error?.details?.fields], [400, 'validation_error', [{ field: 'email', message: 'not an e-mail address' }]], email);
+    const patched = await server.request('PATCH', `/contacts/${created.body.id}`, { key: org.key, body: { email } });
+    assert.is(patched.status, 400, `PATCH ${email}`);
+  }
+  for (const email of ['ada+news@example.com', "o'brien@example.ie", 'zofia@żółw.pl', 'a_b-c@mail-1.example.co.uk', 'root@localhost']) {
+    const res = await server.request('POST', '/contacts', { key: org.key, body: { email } });
+    assert.is(res.status, 201, `${email}: ${JSON.stringify(res.body)}`);
+  }
+  const list = await server.request('GET', '/contacts?limit=100', { key: org.key });
+  assert.not.ok(list.body.data.some((c: { email: string }) => /[<>;:"()\[\]\\]|\.\.|@\.|\.$/.test(c.email)), 'no refused spelling was stored');
+});
+
 test('lengths count characters, not UTF-16 units: 200 emoji are a name, a 50-emoji tag and 5000 in a note pass, one more is refused', async ({ server, org }) => {
   const emoji = (n: number) => '😀'.repeat(n);
   const created = await server.request('POST', '/contacts', { key: org.key, body: { name: emoji(200), phone: phone(), tags: [emoji(50)] } });
