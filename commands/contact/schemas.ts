@@ -63,17 +63,19 @@ const TAG_MESSAGE = `a tag is 1-${TAG_MAX_LENGTH} characters after trimming`;
 export const TagText = chars(0, 200, TAG_MESSAGE).describe(`A tag: 1-${TAG_MAX_LENGTH} characters after trimming`);
 const tags = z.array(TagText).max(TAGS_PER_CONTACT * 2, `at most ${TAGS_PER_CONTACT} tags on a contact`);
 
+const EMAIL_RULE = 'One address (no brackets, quotes or separators around it), trimmed and lower-cased';
+
 export const CreateContactBody = z.object({
   name: chars(0, 200).optional(),
   phone: z.string().max(40).optional().describe('With its country code (+48...) or 9 national digits; stored in E.164'),
-  email: chars(0, 254).optional(),
+  email: chars(0, 254).optional().describe(EMAIL_RULE),
   tags: tags.optional().describe(`Tags: ${TAG_RULE}`),
 }).strict();
 
 export const PatchContactBody = z.object({
   name: chars(0, 200).optional(),
   phone: z.string().max(40).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
-  email: chars(0, 254).optional().describe('Empty string removes it; a phone or an e-mail must remain'),
+  email: chars(0, 254).optional().describe(`${EMAIL_RULE}; empty string removes it; a phone or an e-mail must remain`),
   tags: tags.optional().describe(`Replaces all tags: ${TAG_RULE}`),
 }).strict();
 
