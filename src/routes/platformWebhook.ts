@@ -3,13 +3,14 @@
 // names is recorded at once as pending; the lead-fetch process brings its data.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError } from '../../commands/shared/errors.ts';
+import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import { isWithinTimeSpanMs } from '../../commands/shared/time.ts';
 import { unstorableText } from '../../commands/shared/text.ts';
 import { recordPendingLead } from '../../commands/lead/intake.ts';
 import { pageOwner } from '../../queries/pages.ts';
 import { LEADGEN_REFUSED } from '../http/messages.ts';
 import { refuseDeclaredOver } from '../http/bodyLimit.ts';
+import { REPEATED_PARAMETER } from '../http/render.ts';
 import type { Services } from '../services.ts';
 
 export const PLATFORM_WEBHOOK_PATH = '/platform/webhook';
@@ -105,11 +106,19 @@ async function receive(services: Services, req: Request, res: Response): Promise
   res.status(200).json({ received: recorded });
 }
 
+/**
+ * The handshake: the right mode and token answer hub.challenge back, exactly. A handshake without a challenge (or
+ * with two) has nothing to echo: it is 400 naming hub.challenge, not a 200 with an empty body (or "1,2") that the
+ * caller would take for a verified subscription.
+ */
 function verify(services: Services, req: Request, res: Response): void {
-  const q = req.query as Record<string, string | undefined>;
+  const q = req.query as Record<string, unknown>;
   const token = services.config.platformVerifyToken;
   if (q['hub.mode'] !== 'subscribe' || !token || !sameText(String(q['hub.verify_token'] ?? ''), token)) throw new ApiError('unauthorized', undefined, 'bad verify token', LEADGEN_REFUSED.verifyToken);
-  res.status(200).type('text/plain').send(String(q['hub.challenge'] ?? ''));
+  const challenge = q['hub.challenge'];
+  if (Array.isArray(challenge)) throw validationError('hub.challenge', REPEATED_PARAMETER);
+  if (typeof challenge !== 'string' || challenge === '') throw validationError('hub.challenge', 'missing: the handshake answers it back');
+  res.status(200).type('text/plain').send(challenge);
 }
 
 /** The platform's notices: up to 1 MB (the API's own bodies: 64 KB). */

@@ -70,6 +70,21 @@ test('the verification handshake echoes hub.challenge for the right token only',
   assert.is((await en.json()).error.message, LEADGEN_REFUSED.verifyToken.en);
 });
 
+test('a handshake without hub.challenge, or with two, is 400 naming it: no empty or joined echo taken for a verification', async ({ server }) => {
+  const base = `${server.origin}/platform/webhook?hub.mode=subscribe&hub.verify_token=verify-me`;
+  for (const [query, message] of [['', 'missing: the handshake answers it back'], ['&hub.challenge=', 'missing: the handshake answers it back'], ['&hub.challenge=1&hub.challenge=2', 'given more than once; give it once']]) {
+    const res = await fetch(`${base}${query}`);
+    assert.is(res.status, 400, query);
+    const body = await res.json();
+    assert.is(body.error.code, 'validation_error', query);
+    assert.equal(body.error.details.fields, [{ field: 'hub.challenge', message }], query);
+  }
+  // The token is checked first: a wrong one without a challenge is still 401.
+  assert.is((await fetch(`${server.origin}/platform/webhook?hub.mode=subscribe&hub.verify_token=nope`)).status, 401);
+  const echoed = await fetch(`${base}&hub.challenge=${encodeURIComponent('abc x<y')}`);
+  assert.equal([echoed.status, await echoed.text()], [200, 'abc x<y']);
+});
+
 test('a signed notice is recorded pending at once, then fetched with the page token: ready, with its person and ad', async ({ server, sandbox, org }) => {
   seed(sandbox, 'W-1', 'zofia@example.com');
   const raw = notice('W-1');
