@@ -20,18 +20,22 @@ const BATCH = 5;
 /** Longer than the platform calls of one fetch can take: the lead and the form's name, each 3 tries of 30 s at most. */
 const CLAIM_MS = 5 * 60_000;
 
+type Attempt = { kind: 'ok'; lead: PlatformLead } | { kind: 'transient' | 'permanent'; reason: string };
+
 /**
  * The form's name and question labels, when the platform tells them; the lead object carries neither
- * (its answers name only the field keys). A form the platform will not show leaves the lead as it is.
+ * (its answers name only the field keys). A form the platform will not show leaves the lead as it is. A form call
+ * that fails for now is the attempt's transient failure while retries are left: stored without its form, the first
+ * lead of a form named its source, its person's first_source and its own form_name by the form id, for good, and
+ * showed labels made from the keys. At the last attempt the lead is stored as it is rather than failed.
  */
-async function withForm(cfg: PlatformConfig, lead: PlatformLead, formId: string, token: string): Promise<PlatformLead> {
-  if (!formId) return lead;
+async function withForm(cfg: PlatformConfig, lead: PlatformLead, formId: string, token: string, lastAttempt: boolean): Promise<Attempt> {
+  if (!formId) return { kind: 'ok', lead };
   const form = await fetchForm(cfg, formId, token);
-  if (form.kind !== 'ok') return lead;
-  return { ...withFormLabels(lead, form.value.labels), formName: lead.formName ?? (form.value.name || null) };
+  if (form.kind === 'transient' && !lastAttempt) return { kind: 'transient', reason: `form ${formId}: platform ${form.status}: ${form.message}`.slice(0, 500) };
+  if (form.kind !== 'ok') return { kind: 'ok', lead };
+  return { kind: 'ok', lead: { ...withFormLabels(lead, form.value.labels), formName: lead.formName ?? (form.value.name || null) } };
 }
-
-type Attempt = { kind: 'ok'; lead: PlatformLead } | { kind: 'transient' | 'permanent'; reason: string };
 
 /** The platform call of one claimed row. */
 async function attempt(services: Services, row: DueFetch, cfg: PlatformConfig): Promise<Attempt> {
@@ -41,7 +45,8 @@ async function attempt(services: Services, row: DueFetch, cfg: PlatformConfig): 
     const token = open(page.token_ciphertext, services.secrets.encryptionKey);
     const result = await fetchLead(cfg, row.platform_lead_id, token);
     if (result.kind !== 'ok') return { kind: result.kind, reason: `platform ${result.status}: ${result.message}`.slice(0, 500) };
-    return { kind: 'ok', lead: await withForm(cfg, result.value, result.value.formId || row.platform_form_id, token) };
+    const lastAttempt = row.attempts >= services.config.deliveryRetrySchedule.length; // as recordAttempt schedules retries
+    return await withForm(cfg, result.value, result.value.formId || row.platform_form_id, token, lastAttempt);
   } catch (error) {
     services.log.error('lead fetch failed unexpectedly', { error, leadId: row.lead_id });
     return { kind: 'transient', reason: 'internal error while fetching the lead' };

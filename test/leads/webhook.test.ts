@@ -8,6 +8,7 @@ import { connectPage } from '../../commands/page/handlers.ts';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { eventually } from '../support/eventually.ts';
 import { receiveLead } from '../../commands/lead/intake.ts';
+import { formSourceId, sourceCreated } from '../../commands/source/handlers.ts';
 import { platformLead } from './support.ts';
 import { LEADGEN_REFUSED, MESSAGES } from '../../src/http/messages.ts';
 
@@ -133,6 +134,39 @@ test('answers carry the form\'s questions as the person saw them (label), from t
     { key: 'jaki_jest_twój_budżet?', label: 'Jaki jest Twój budżet?', values: ['10k'] },
     { key: 'full_name', label: 'Full name', values: ['Ola'] },
   ]);
+});
+
+test('the form call failing for now is retried with the lead: its first lead does not name the form, its person and its source by the form id', async ({ server, sandbox, org }) => {
+  sandbox.seedForm({ id: 'form-79', pageId: 'page-77', name: 'Dental check', questions: [{ key: 'budget', label: 'Your budget?' }] });
+  sandbox.seedLead({ id: 'W-F', formId: 'form-79', createdTime: '2025-06-01T09:00:00Z', answers: { email: 'formflaky@example.com', budget: '5k' } });
+  // The Graph client tries a read three times in-process: three failures outlast one attempt of the fetch.
+  sandbox.injectFailures({ match: '/form-79', count: 3, transient: true });
+  const raw = JSON.stringify(leadgenWebhookBody({ pageId: 'page-77', formId: 'form-79', leadId: 'W-F', createdTime: '2025-06-01T09:00:00Z' }));
+  assert.is((await post(server, raw, signLeadgenPayload(SECRET, raw))).status, 200);
+  const events = await eventually('lead W-F fetched', async () => {
+    const all = await leadEvents(server, org, 'W-F');
+    return all.some((e) => e.type === 'LeadFetched') && all;
+  });
+  assert.equal(events.map((e) => e.type), ['LeadReceived', 'LeadFetchRetryScheduled', 'LeadFetched']);
+  await server.settle();
+  const lead = await server.request('GET', `/leads/${(events[0].data as { leadId: string }).leadId}`, { key: org.key });
+  assert.equal([lead.body.form_name, lead.body.answers.find((a: { key: string }) => a.key === 'budget').label], ['Dental check', 'Your budget?']);
+  const person = await server.request('GET', `/contacts/${lead.body.contact_id}`, { key: org.key });
+  assert.is(person.body.first_source, 'Dental check');
+  assert.is((await sourceCreated(server.services.store, formSourceId(org.organizationId, 'form-79')))?.name, 'Dental check');
+});
+
+test('when the form call still fails at the last attempt the lead is stored all the same, named by its form id', async ({ server, sandbox, org }) => {
+  sandbox.seedForm({ id: 'form-80', pageId: 'page-77', name: 'Never shown' });
+  sandbox.seedLead({ id: 'W-G', formId: 'form-80', createdTime: '2025-06-01T09:00:00Z', answers: { email: 'formdown@example.com' } });
+  sandbox.injectFailures({ match: '/form-80', count: 100, transient: true });
+  const raw = JSON.stringify(leadgenWebhookBody({ pageId: 'page-77', formId: 'form-80', leadId: 'W-G', createdTime: '2025-06-01T09:00:00Z' }));
+  assert.is((await post(server, raw, signLeadgenPayload(SECRET, raw))).status, 200);
+  const events = await eventually('lead W-G fetched', async () => {
+    const all = await leadEvents(server, org, 'W-G');
+    return all.some((e) => e.type === 'LeadFetched' || e.type === 'LeadFetchFailed') && all;
+  });
+  assert.equal(events.map((e) => e.type), ['LeadReceived', 'LeadFetchRetryScheduled', 'LeadFetchRetryScheduled', 'LeadFetched']);
 });
 
 test('a forged or missing signature is refused with its own message (not the API key\'s) and nothing is recorded', async ({ server, sandbox, org }) => {
