@@ -5,7 +5,7 @@ import type { AppendRequest, EventMetadata, Position } from '../../src/eventstor
 import { loadAggregate } from '../../src/eventstore/handle.ts';
 import type { Services } from '../../src/services.ts';
 import type { PlatformLead } from '../../src/platform/leads.ts';
-import { ensureFormSource, formSourceId, sourceCreated } from '../source/handlers.ts';
+import { ensureFormSource, formSourceId, readSource } from '../source/handlers.ts';
 import { ApiError } from '../shared/errors.ts';
 import { inCardTurn, inOwnerTurn, organizationSettings, retrying, survivorOf } from '../contact/writes.ts';
 import { decideLeadFetched, decideReceiveLead } from './decide.ts';
@@ -131,7 +131,8 @@ export async function recordPendingLead(
 
 /** The form's name as its source knows it from earlier leads; '' for a form not seen yet (or seen without a name). */
 async function knownFormName(services: Services, sourceId: string, platformFormId: string): Promise<string> {
-  return namedForm((await sourceCreated(services.store, sourceId))?.name ?? '', platformFormId);
+  const { state } = await readSource(services.store, sourceId);
+  return state.exists ? namedForm(state.name, platformFormId) : '';
 }
 
 /**

@@ -1,6 +1,6 @@
-// Source commands: create (any kind), pause and resume, and a form source learning its page.
+// Source commands: create (any kind), pause and resume, and a form source learning its page and its name.
 import { ApiError, validationError } from '../shared/errors.ts';
-import { isName, MAX_NAME_CHARS } from '../shared/text.ts';
+import { firstChars, isName, MAX_NAME_CHARS } from '../shared/text.ts';
 import { SOURCE_KINDS, type SourceEvent, type SourceKind, type SourceState } from './source.ts';
 
 export interface CreateSource {
@@ -52,4 +52,15 @@ export function decideResumeSource(state: SourceState, cmd: { sourceId: string; 
 export function decideLearnPage(state: SourceState, cmd: { sourceId: string; platformPageId: string; now: string }): SourceEvent[] {
   if (!state.exists || !state.organizationId || state.kind !== 'form' || state.platformPageId !== null || cmd.platformPageId === '') return [];
   return [{ type: 'SourcePageLearned', data: { sourceId: cmd.sourceId, organizationId: state.organizationId, platformPageId: cmd.platformPageId, learnedAt: cmd.now } }];
+}
+
+/**
+ * A form source named by its platform form id, for want of a name when its first lead came (an export item without
+ * form_name, a form the platform would not show), takes the name a later lead gives; a name it has is kept. Without
+ * this the form kept its id as its name for good, and every later lead that names no form showed the id.
+ */
+export function decideLearnName(state: SourceState, cmd: { sourceId: string; platformFormId: string; formName: string; now: string }): SourceEvent[] {
+  const name = firstChars(cmd.formName.trim(), MAX_NAME_CHARS);
+  if (!state.exists || !state.organizationId || state.kind !== 'form' || state.name !== cmd.platformFormId || name === '' || name === state.name) return [];
+  return [{ type: 'SourceNameLearned', data: { sourceId: cmd.sourceId, organizationId: state.organizationId, name, learnedAt: cmd.now } }];
 }

@@ -6,7 +6,7 @@ import { uuidFromParts } from '../../src/crypto/deterministicId.ts';
 import { organizationExists } from '../organization/handlers.ts';
 import { sourceAggregate, sourceStream, type SourceCreatedData, type SourceState } from './source.ts';
 import { firstChars, MAX_NAME_CHARS } from '../shared/text.ts';
-import { decideCreateSource, decideLearnPage, decidePauseSource, decideResumeSource } from './decide.ts';
+import { decideCreateSource, decideLearnName, decideLearnPage, decidePauseSource, decideResumeSource } from './decide.ts';
 
 export interface SourceInput {
   organizationId: string;
@@ -49,7 +49,7 @@ export async function ensureFormSource(
 ): Promise<{ sourceId: string; name: string; platformPageId: string | null }> {
   const sourceId = formSourceId(input.organizationId, input.platformFormId);
   const existing = await loadAggregate(store, sourceStream(sourceId), sourceAggregate);
-  if (existing.state.exists) return { sourceId, ...await learnPage(store, sourceId, existing, input.platformPageId, now) };
+  if (existing.state.exists) return { sourceId, ...await learnFromLead(store, sourceId, existing, input, now) };
   const { events } = decideCreateSource(sourceAggregate.initialState(), {
     sourceId, organizationId: input.organizationId, organizationExists: true, kind: 'form',
     // The platform's form name is not ours to refuse: a longer one names the source by its start.
@@ -66,18 +66,26 @@ export async function ensureFormSource(
   }
 }
 
-/** The source's name and page, after it learned the lead's page when it had none. */
-async function learnPage(store: EventStore, sourceId: string, source: Loaded<SourceState>, leadPageId: string | null, now: Date) {
+/**
+ * The source's name and page, after it learned the lead's page when it had none, and the lead's form name when it
+ * was named by its form id for want of one.
+ */
+async function learnFromLead(store: EventStore, sourceId: string, source: Loaded<SourceState>, lead: { platformFormId: string; formName: string; platformPageId: string | null }, now: Date) {
   const { state, revision } = source;
-  const events = leadPageId === null ? [] : decideLearnPage(state, { sourceId, platformPageId: leadPageId, now: now.toISOString() });
+  const at = now.toISOString();
+  const events = [
+    ...(lead.platformPageId === null ? [] : decideLearnPage(state, { sourceId, platformPageId: lead.platformPageId, now: at })),
+    ...decideLearnName(state, { sourceId, platformFormId: lead.platformFormId, formName: lead.formName, now: at }),
+  ];
   if (events.length === 0) return { name: state.name, platformPageId: state.platformPageId };
+  const learned = events.reduce(sourceAggregate.evolve, state);
   try {
     await store.append(sourceStream(sourceId), events, revision, { organizationId: state.organizationId!, actor: 'platform' });
   } catch (error) {
-    // Paused, resumed or taught by another lead meanwhile: a later lead naming the page teaches it if still needed.
+    // Paused, resumed or taught by another lead meanwhile: a later lead naming the page or the form teaches it if still needed.
     if (!(error instanceof WrongExpectedVersionError)) throw error;
   }
-  return { name: state.name, platformPageId: leadPageId };
+  return { name: learned.name, platformPageId: learned.platformPageId };
 }
 
 async function changeSource(store: EventStore, sourceId: string, decide: typeof decidePauseSource, now: Date): Promise<Position | null> {

@@ -22,7 +22,9 @@ export type SourceEvent =
   | { type: 'SourcePaused'; data: { sourceId: string; organizationId: string; pausedAt: string } }
   | { type: 'SourceResumed'; data: { sourceId: string; organizationId: string; resumedAt: string } }
   /** A form source made without its page (an export lead, `ops source create`) learns it from a later lead that names it. */
-  | { type: 'SourcePageLearned'; data: { sourceId: string; organizationId: string; platformPageId: string; learnedAt: string } };
+  | { type: 'SourcePageLearned'; data: { sourceId: string; organizationId: string; platformPageId: string; learnedAt: string } }
+  /** A form source named by its platform form id for want of a name (its first lead named no form) learns the name a later lead gives. */
+  | { type: 'SourceNameLearned'; data: { sourceId: string; organizationId: string; name: string; learnedAt: string } };
 
 export interface SourceState {
   exists: boolean;
@@ -48,6 +50,8 @@ export function evolveSource(state: SourceState, event: SourceEvent): SourceStat
       return { ...state, paused: false };
     case 'SourcePageLearned':
       return { ...state, platformPageId: event.data.platformPageId };
+    case 'SourceNameLearned':
+      return { ...state, name: event.data.name };
     default: {
       const _never: never = event;
       return state;

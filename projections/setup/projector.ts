@@ -11,7 +11,7 @@ export const setupProjector: Projector = {
   name: 'setup',
   tables: ['sources', 'targets', 'flows'],
   migrations: migrationsIn(import.meta.dirname),
-  handles: ['SourceCreated', 'SourcePaused', 'SourceResumed', 'SourcePageLearned', 'TargetCreated', 'FlowCreated', 'FlowDeactivated', 'FlowActivated'],
+  handles: ['SourceCreated', 'SourcePaused', 'SourceResumed', 'SourcePageLearned', 'SourceNameLearned', 'TargetCreated', 'FlowCreated', 'FlowDeactivated', 'FlowActivated'],
   apply: applyEach({
     SourceCreated: async (tx, e) => {
       const d = e.data as Data<SourceEvent, 'SourceCreated'>;
@@ -32,6 +32,10 @@ export const setupProjector: Projector = {
     SourcePageLearned: async (tx, e) => {
       const d = e.data as Data<SourceEvent, 'SourcePageLearned'>;
       await tx.query('UPDATE sources SET platform_page_id = $3, updated_at = $4 WHERE id = $1 AND organization_id = $2 AND platform_page_id IS NULL', [d.sourceId, d.organizationId, d.platformPageId, d.learnedAt]);
+    },
+    SourceNameLearned: async (tx, e) => {
+      const d = e.data as Data<SourceEvent, 'SourceNameLearned'>;
+      await tx.query('UPDATE sources SET name = $3, updated_at = $4 WHERE id = $1 AND organization_id = $2', [d.sourceId, d.organizationId, d.name, d.learnedAt]);
     },
     TargetCreated: async (tx, e) => {
       const d = e.data as Data<TargetEvent, 'TargetCreated'>;

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestOrg, type TestServer } from '../support/server.ts';
 import { importLead, platformLead } from './support.ts';
-import { receiveLead } from '../../commands/lead/intake.ts';
+import { receiveLead, recordPendingLead } from '../../commands/lead/intake.ts';
 import { formSourceId } from '../../commands/source/handlers.ts';
 import { sourceStream } from '../../commands/source/source.ts';
 
@@ -221,6 +221,30 @@ test('a lead that carries no form name (an export without form_name) shows the n
   // A form never named keeps its id as its name, as before.
   const unknown = await importLead(server, org, { id: 'L-NAMED-3', formId: 'form-never-named', formName: '', email: 'named-3@example.com' });
   assert.is((await server.request('GET', `/leads/${unknown.leadId}`, { key: org.key })).body.form_name, 'form-never-named');
+});
+
+// A form source whose first lead named no form was named by the form id for good: a later lead naming the form
+// renamed nothing, and every lead after it that names no form (and every pending one) showed the id again.
+test('a form first seen without a name takes the name a later lead gives: later unnamed leads and pending ones show it', async ({ server, org }) => {
+  const first = await importLead(server, org, { id: 'L-LATE-NAME-1', formId: 'form-late-name', formName: '', email: 'late-name-1@example.com' });
+  assert.is((await server.request('GET', `/leads/${first.leadId}`, { key: org.key })).body.form_name, 'form-late-name');
+  await importLead(server, org, { id: 'L-LATE-NAME-2', formId: 'form-late-name', formName: 'Autumn offer', email: 'late-name-2@example.com' });
+  const later = await importLead(server, org, { id: 'L-LATE-NAME-3', formId: 'form-late-name', formName: '', email: 'late-name-3@example.com' });
+  assert.is((await server.request('GET', `/leads/${later.leadId}`, { key: org.key })).body.form_name, 'Autumn offer');
+  assert.is((await server.request('GET', `/contacts/${later.contactId}`, { key: org.key })).body.first_source, 'Autumn offer');
+  const sourceId = formSourceId(org.organizationId, 'form-late-name');
+  assert.equal((await server.services.pool.query('SELECT name FROM sources WHERE id = $1', [sourceId])).rows, [{ name: 'Autumn offer' }]);
+  // A name the form has is kept: another one from a later lead renames nothing (that lead shows its own).
+  const renamed = await importLead(server, org, { id: 'L-LATE-NAME-4', formId: 'form-late-name', formName: 'Winter offer', email: 'late-name-4@example.com' });
+  assert.is((await server.request('GET', `/leads/${renamed.leadId}`, { key: org.key })).body.form_name, 'Winter offer');
+  assert.equal((await server.services.pool.query('SELECT name FROM sources WHERE id = $1', [sourceId])).rows, [{ name: 'Autumn offer' }]);
+  assert.equal((await server.services.store.readStream(sourceStream(sourceId))).map((e) => e.type), ['SourceCreated', 'SourceNameLearned']);
+  // The first lead keeps the name it was received with; its person keeps the first_source it was made with.
+  assert.is((await server.request('GET', `/leads/${first.leadId}`, { key: org.key })).body.form_name, 'form-late-name');
+  // A lead the leadgen webhook names, pending its data, shows the name too.
+  const pending = await recordPendingLead(server.services, { organizationId: org.organizationId, platformLeadId: 'L-LATE-NAME-5', platformFormId: 'form-late-name', platformPageId: 'page-1', submittedAt: '2025-03-01T10:00:00.000Z' }, { organizationId: org.organizationId, actor: 'test' });
+  await server.settle();
+  assert.is((await server.request('GET', `/leads/${pending.leadId}`, { key: org.key })).body.form_name, 'Autumn offer');
 });
 
 test('a lead that does not name its page (an export item without page_id) shows the page its form is known on', async ({ server, org }) => {
