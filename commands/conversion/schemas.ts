@@ -10,6 +10,19 @@ const MAX_UNIX_SECONDS = 253_402_300_799;
 /** A time of a resource: ISO 8601 in UTC, documented as date-time like every other resource's. */
 const time = z.iso.datetime();
 
+const EVENT_TIME_FORMS = 'Unix seconds (a whole number) or an ISO 8601 date-time';
+
+/**
+ * Why an event_time text is no date-time: Unix seconds in quotes and a time without its offset were told only
+ * 'Invalid ISO datetime', which the one is not meant to be and the other is (local time, whose hour is unknown).
+ */
+function eventTimeTextProblem(input: unknown): string {
+  const text = typeof input === 'string' ? input.trim() : '';
+  if (/^\d+$/.test(text)) return 'Unix seconds go as a JSON number, not in quotes';
+  if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/.test(text)) return 'an ISO 8601 date-time with its offset (Z or +02:00): without one its hour is unknown';
+  return EVENT_TIME_FORMS;
+}
+
 // Lengths in characters (code points), as the OpenAPI document's maxLength reads them (docs/http.md).
 const opt = (max: number, what: string) => chars(0, max).optional().describe(what);
 
@@ -22,7 +35,11 @@ export const PostEventBody = z.object({
   // The document's pattern is the forms isoFromCaller reads (+0200, +02, no seconds, a space), not the inner
   // schema's offset-with-colon one, which refused in the document what the service takes.
   // A value neither form takes (1.5, true) is named in words: the union's own message was 'Invalid input'.
-  event_time: z.union([z.number().int().min(0).max(MAX_UNIX_SECONDS), z.preprocess(isoFromCaller, z.iso.datetime({ offset: true })).meta({ pattern: CALLER_ZONED_TIME.source })], { error: 'Unix seconds (a whole number) or an ISO 8601 date-time' }).optional()
+  // A number out of range and a text that is no date-time are named for what the caller most likely sent.
+  event_time: z.union([
+    z.number().int().min(0, { error: 'at most 7 days old' }).max(MAX_UNIX_SECONDS, { error: 'not in the future (Unix seconds, not milliseconds)' }),
+    z.preprocess(isoFromCaller, z.iso.datetime({ offset: true, error: (issue) => eventTimeTextProblem(issue.input) })).meta({ pattern: CALLER_ZONED_TIME.source }),
+  ], { error: EVENT_TIME_FORMS }).optional()
     .describe('Unix seconds or ISO 8601; at most 7 days old, not in the future beyond 5 minutes of clock skew; default now'),
   // Empty or blank counts as absent, as for every other optional text field: the id is then derived.
   event_id: opt(128, 'Deduplication id; default (also when empty) derived from source, external_id and status'),

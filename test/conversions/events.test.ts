@@ -186,6 +186,27 @@ test('an event_time that is neither Unix seconds nor a date-time (1.5, true) is 
   }
 });
 
+// An integrator's usual slips were named in zod's words: Unix seconds in quotes and a local time without its offset
+// 'Invalid ISO datetime', milliseconds 'Too big: expected number to be <=253402300799', a negative number 'Too small'.
+test('event_time slips are named for what was sent: seconds in quotes, no offset, milliseconds, a negative number', async ({ server, s }) => {
+  const { key } = await server.newKey(s.organizationId, ['events:write']);
+  const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+  const cases: [unknown, string][] = [
+    [String(Math.floor(Date.now() / 1000) - 60), 'Unix seconds go as a JSON number, not in quotes'],
+    [hourAgo.slice(0, 19), 'an ISO 8601 date-time with its offset (Z or +02:00): without one its hour is unknown'],
+    [hourAgo.slice(0, 16).replace('T', ' '), 'an ISO 8601 date-time with its offset (Z or +02:00): without one its hour is unknown'],
+    [Date.now() - 60_000, 'not in the future (Unix seconds, not milliseconds)'],
+    [-1, 'at most 7 days old'],
+    ['yesterday', 'Unix seconds (a whole number) or an ISO 8601 date-time'],
+    ['2026-02-30T10:00:00Z', 'Unix seconds (a whole number) or an ISO 8601 date-time'],
+  ];
+  for (const [eventTime, message] of cases) {
+    const res = await post(server, key, { ...base(s), external_id: 'slip-time', event_time: eventTime });
+    assert.is(res.status, 400, JSON.stringify([eventTime, res.body]));
+    assert.equal(res.body.error.details.fields, [{ field: 'event_time', message }], JSON.stringify(eventTime));
+  }
+});
+
 test('a blank external_id or status filter is refused as a blank value is in the body, not answered with an empty page', async ({ server, s }) => {
   const { key } = await server.newKey(s.organizationId, ['events:read']);
   for (const [field, message] of [['external_id', '1-128 characters'], ['status', '1-80 characters']]) {
