@@ -87,7 +87,7 @@ function refuseDeepBody(schema: z.ZodType): RequestHandler {
     const tooDeep = validationError('body', `nested more than ${MAX_BODY_DEPTH} levels deep`);
     try {
       const result = schema.safeParse(req.body);
-      next(result.success ? tooDeep : fromZodError(result.error, 'body'));
+      next(result.success ? tooDeep : fromZodError(result.error, 'body', req.body));
     } catch {
       next(tooDeep);
     }

@@ -70,11 +70,26 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'param
   const fields = error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ field: [...issue.path, k].join('.'), message: 'unknown parameter' }));
     if (repeated(issue.path[0])) return [{ field: issue.path[0], message: REPEATED_PARAMETER }];
+    if (where === 'body' && issue.code === 'invalid_type' && isMissing(input, issue.path)) return [{ field: issue.path.join('.'), message: 'required' }];
     return [{ field: issue.path.join('.') || where, message: issue.message }];
   });
   // One line per repeated parameter, however many of its schema's checks the array failed.
   const once = fields.filter((f, i) => f.message !== REPEATED_PARAMETER || fields.findIndex((g) => g.field === f.field) === i);
   return new ApiError('validation_error', { fields: once });
+}
+
+/**
+ * A field the body does not hold at all: said so ('required'), not in zod's words for a missing value
+ * ('Invalid input: expected string, received undefined', and JSON has no undefined).
+ */
+function isMissing(body: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  let parent = body;
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  return parent !== null && typeof parent === 'object' && !Object.hasOwn(parent, path[path.length - 1]);
 }
 
 /** The type of the body parser's error for a body whose bytes are not UTF-8 (app.ts). */

@@ -207,6 +207,22 @@ test('event_time slips are named for what was sent: seconds in quotes, no offset
   }
 });
 
+// A missing field was told 'Invalid input: expected string, received undefined' (zod's words; JSON has no undefined).
+test('each required field left out is named as required; a wrong type is still named by its type', async ({ server, s }) => {
+  const { key } = await server.newKey(s.organizationId, ['events:write']);
+  const body = { ...base(s), external_id: 'required-fields' };
+  for (const field of ['source', 'external_id', 'status', 'consent']) {
+    const { [field]: _left, ...rest } = body as Record<string, unknown>;
+    const res = await post(server, key, rest);
+    assert.is(res.status, 400, field);
+    assert.is(res.body.error.code, 'validation_error');
+    assert.equal(res.body.error.details.fields, [{ field, message: 'required' }], field);
+  }
+  const wrong = await post(server, key, { ...body, consent: 'true' });
+  assert.is(wrong.body.error.details.fields[0].field, 'consent');
+  assert.match(wrong.body.error.details.fields[0].message, /boolean/);
+});
+
 test('a blank external_id or status filter is refused as a blank value is in the body, not answered with an empty page', async ({ server, s }) => {
   const { key } = await server.newKey(s.organizationId, ['events:read']);
   for (const [field, message] of [['external_id', '1-128 characters'], ['status', '1-80 characters']]) {
