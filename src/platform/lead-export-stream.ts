@@ -4,7 +4,8 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { checkHeaderOnly, csvOptions, delimiterOf, EMPTY_EXPORT, isBlankRecord, LeadExportError, leadFromCsvRecord, leadFromJsonItem, type PlatformLead } from './lead-export.ts';
+import { checkHeaderOnly, csvOptions, delimiterOf, isBlankRecord, leadFromCsvRecord } from './lead-export-csv.ts';
+import { EMPTY_EXPORT, LeadExportError, leadFromJsonItem, type PlatformLead } from './lead-export.ts';
 import { JsonItemReader, MAX_ITEM_CHARS, type JsonItem } from './json-items.ts';
 
 export interface ExportSource {

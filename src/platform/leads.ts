@@ -3,7 +3,8 @@ import { graphGet, type PlatformConfig, type PlatformResult } from './graph.ts';
 import { leadFromGraph, LeadExportError, type GraphLeadObject, type PlatformLead } from './lead-export.ts';
 
 // The export parsing lives beside the Graph mapping it shares; these are the names other modules import from here.
-export { leadFromGraph, parseLeadExport, decodeExportFile, LeadExportError } from './lead-export.ts';
+export { leadFromGraph, LeadExportError } from './lead-export.ts';
+export { parseLeadExport, decodeExportFile } from './lead-export-file.ts';
 export type { AdSource, GraphLeadObject, LeadAnswer, PlatformLead } from './lead-export.ts';
 
 const LEAD_FIELDS = 'id,created_time,ad_id,ad_name,adset_id,adset_name,campaign_id,campaign_name,form_id,platform,field_data,is_organic';
