@@ -34,6 +34,8 @@ export interface Claim {
   perSubscription: number;
   /** Where each subscription's scan may start (a subscription not named: from its oldest row). */
   startAt: StartAt[];
+  /** Subscriptions (ids) this claim leaves out: their receivers are still answering an earlier batch. */
+  skip?: string[];
 }
 
 /**
@@ -56,7 +58,7 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
     `WITH eligible AS MATERIALIZED (
        SELECT s.organization_id, s.id, $5 - COALESCE(h.consecutive, 0) AS failures_left FROM webhook_subscriptions s
        LEFT JOIN webhook_health h ON h.organization_id = s.organization_id AND h.webhook_id = s.id AND h.resumes = s.resumes
-       WHERE s.active AND COALESCE(h.consecutive, 0) < $5
+       WHERE s.active AND COALESCE(h.consecutive, 0) < $5 AND NOT (s.id = ANY($10::text[]))
      ), candidates AS (
        SELECT pick.id FROM eligible e
        LEFT JOIN unnest($7::text[], $8::text[], $9::timestamptz[]) AS start(organization_id, webhook_id, due_at)
@@ -78,7 +80,7 @@ export async function claimPushes(db: Queryable, claim: Claim): Promise<QueuedPu
      WHERE q.id = ANY(ARRAY(SELECT id FROM batch)) AND s.organization_id = q.organization_id AND s.id = q.webhook_id
      RETURNING q.id, q.organization_id, q.webhook_id, q.event_type, q.payload, q.created_at, q.attempts, s.url, s.secret_ciphertext, s.resumes, q.due_at`,
     [claim.now, claim.token, claim.until, claim.limit, claim.pauseAfter, claim.perSubscription,
-      claim.startAt.map((a) => a.organizationId), claim.startAt.map((a) => a.webhookId), claim.startAt.map((a) => a.dueAt)],
+      claim.startAt.map((a) => a.organizationId), claim.startAt.map((a) => a.webhookId), claim.startAt.map((a) => a.dueAt), claim.skip ?? []],
   );
   return rows;
 }

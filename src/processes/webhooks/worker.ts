@@ -34,6 +34,13 @@ export interface WebhookSenderOptions {
   fullScanMs: number;
   /** Purge of old attempt records and the check for pauses left undone. */
   maintenanceMs: number;
+  /**
+   * How long a loop waits for its batch's slowest receivers before it claims again (see `loop`): a receiver
+   * taking its time must not hold back every other subscription's pushes for up to the time-out.
+   */
+  detachAfterMs: number;
+  /** Batches left to finish on their own at most; past it a loop waits for its batch again. */
+  maxDetached: number;
   retrySchedule: number[];
   pauseAfter: number;
   allowPrivate: boolean;
@@ -45,9 +52,17 @@ export function webhookSenderOptions(services: Services, overrides: Partial<Webh
   const { config } = services;
   const timeoutMs = overrides.timeoutMs ?? config.webhookTimeoutMs;
   return {
-    loops: 4, batchSize: 100, perSubscription: 40, idlePollMs: 250, fullScanMs: 5000, maintenanceMs: 60 * 60_000, retrySchedule: config.webhookRetrySchedule,
+    loops: 4, batchSize: 100, perSubscription: 40, idlePollMs: 250, fullScanMs: 5000, maintenanceMs: 60 * 60_000, detachAfterMs: 500, maxDetached: 8,
+    retrySchedule: config.webhookRetrySchedule,
     pauseAfter: config.webhookPauseAfter, allowPrivate: config.webhookAllowPrivate, leaseMs: timeoutMs * 2 + 1000, ...overrides, timeoutMs,
   };
+}
+
+interface Batch {
+  taken: number;
+  done: Promise<void>;
+  /** The subscriptions of the pushes still waiting for an answer (one entry per push). */
+  waiting(): string[];
 }
 
 export class WebhookSender {
@@ -59,6 +74,10 @@ export class WebhookSender {
   private readonly agents: SenderAgents = createSenderAgents();
   private readonly starts: ClaimStarts;
   private listener: Listener | null = null;
+  /** Batches a loop stopped waiting for, still sending or recording. */
+  private readonly detached = new Set<Promise<void>>();
+  /** Subscriptions with pushes in a detached batch still waiting for their answer: claims leave them out meanwhile. */
+  private readonly busy = new Map<string, number>();
   private maintenance: NodeJS.Timeout | null = null;
 
   constructor(private readonly services: Services, private readonly options: WebhookSenderOptions) {
@@ -101,12 +120,20 @@ export class WebhookSender {
     this.sleepers.wakeOne();
   }
 
+  /**
+   * Claim, send, record, again. A batch whose slowest pushes are still waiting for their receivers after
+   * `detachAfterMs` is left to finish on its own (up to `maxDetached` of them), and the subscriptions still waiting
+   * are left out of this process's claims until it has: one slow receiver used to keep its loop, and soon all four,
+   * from claiming anything for up to the time-out, holding back every other subscription's pushes meanwhile.
+   */
   private async loop(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
       let taken = 0;
       try {
-        taken = await this.runOnce();
+        const batch = await this.claimAndSend();
+        taken = batch.taken;
+        await this.untilDoneOrDetached(batch);
         failures = 0;
       } catch (error) {
         failures++;
@@ -114,6 +141,32 @@ export class WebhookSender {
       }
       if (taken === 0 && !this.stopped) await this.sleep(failures);
     }
+    await Promise.all(this.detached);
+  }
+
+  private async untilDoneOrDetached(batch: Batch): Promise<void> {
+    if (batch.taken === 0 || this.detached.size >= this.options.maxDetached) return batch.done;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), this.options.detachAfterMs); });
+    try {
+      if (await Promise.race([batch.done.then(() => 'done' as const), late]) === 'done') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    const waiting = [...new Set(batch.waiting())];
+    for (const id of waiting) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    const finished: Promise<void> = batch.done
+      .catch((error: unknown) => this.services.log.error('webhook batch failed', { error }))
+      .finally(() => {
+        this.detached.delete(finished);
+        for (const id of waiting) {
+          const left = (this.busy.get(id) ?? 1) - 1;
+          if (left === 0) this.busy.delete(id);
+          else this.busy.set(id, left);
+        }
+        this.wakeOne();
+      });
+    this.detached.add(finished);
   }
 
   private sleep(failures: number): Promise<void> {
@@ -121,24 +174,36 @@ export class WebhookSender {
     return this.sleepers.sleep(pauseAfter(this.options.idlePollMs * this.options.loops, failures));
   }
 
-  /** One claim: returns how many pushes it took (0 when nothing was due). */
+  /** One claim, sent and recorded: returns how many pushes it took (0 when nothing was due). */
   async runOnce(): Promise<number> {
+    const batch = await this.claimAndSend();
+    await batch.done;
+    return batch.taken;
+  }
+
+  /** Claims due pushes and starts sending them; `done` settles once their attempts are recorded. */
+  private async claimAndSend(): Promise<Batch> {
     const now = this.services.now();
     const token = randomUUID();
     const { batchSize: limit, pauseAfter, leaseMs, perSubscription } = this.options;
     const startAt = this.starts.next(Date.now());
-    const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription, startAt });
+    const skip = [...this.busy.keys()];
+    const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription, startAt, skip });
     this.starts.claimed(pushes);
-    if (pushes.length === 0) return 0;
+    if (pushes.length === 0) return { taken: 0, done: Promise.resolve(), waiting: () => [] };
     this.wakeOne();
     const secrets = this.secretsOf(pushes);
     // One resolution per host and batch, not per push (a getaddrinfo each, or a DNS query).
     const lookup = lookupOnceEach(this.options.lookup ?? systemLookup);
-    const attempted = await Promise.all(pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null, lookup)));
-    const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
-    const health = await this.record(token, outcomes);
-    await this.pauseWhereDue(health);
-    return pushes.length;
+    const answered = new Set<QueuedPush>();
+    const sending = pushes.map((push) => this.attempt(push, secrets.get(push.secret_ciphertext) ?? null, lookup).finally(() => answered.add(push)));
+    const done = (async () => {
+      const attempted = await Promise.all(sending);
+      const outcomes = outcomesOf(attempted, this.options.retrySchedule, this.services.now());
+      const health = await this.record(token, outcomes);
+      await this.pauseWhereDue(health);
+    })();
+    return { taken: pushes.length, done, waiting: () => pushes.filter((push) => !answered.has(push)).map((push) => push.webhook_id) };
   }
 
   /** Each subscription's current secret, decrypted once per batch (null when it cannot be). */
