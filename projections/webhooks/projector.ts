@@ -37,14 +37,14 @@ async function applyWebhookEvent(tx: Client, event: WebhookEvent): Promise<void>
       const d = event.data;
       // An automatic pause says why in last_error; a pause asked for by the caller leaves the last result alone.
       await tx.query(
-        `UPDATE webhooks SET active = false, last_error = CASE WHEN $3 THEN $4 ELSE last_error END, updated_at = $5
+        `UPDATE webhooks SET active = false, auto_paused = $3, last_error = CASE WHEN $3 THEN $4 ELSE last_error END, updated_at = $5
          WHERE organization_id = $1 AND id = $2`,
         [d.organizationId, d.webhookId, d.auto, d.reason, d.pausedAt],
       );
       return;
     }
     case 'WebhookResumed':
-      return touch(tx, event.data, event.data.resumedAt, 'active = true, consecutive_failures = 0,');
+      return touch(tx, event.data, event.data.resumedAt, 'active = true, auto_paused = false, consecutive_failures = 0,');
     case 'WebhookSecretRotated':
       return touch(tx, event.data, event.data.rotatedAt, '');
     case 'WebhookPingRequested':
@@ -100,8 +100,10 @@ async function applyAttempts(tx: Client, events: RecordedEvent[]): Promise<void>
   const summaries = summarize(attempts);
   // updated_at is when the result was recorded, not when the attempt started (up to the time-out earlier): a
   // client whose incremental sync began while the attempt ran lists with a later updated_since, and must see it.
+  // After an automatic pause, last_error keeps saying why: claims that ran beside the one that reached the count
+  // record their attempts after the pause.
   await tx.query(
-    `UPDATE webhooks w SET last_status = s.status, last_error = s.error, last_delivery_at = s.at, updated_at = GREATEST(w.updated_at, s.recorded_at),
+    `UPDATE webhooks w SET last_status = s.status, last_error = CASE WHEN w.auto_paused THEN w.last_error ELSE s.error END, last_delivery_at = s.at, updated_at = GREATEST(w.updated_at, s.recorded_at),
        consecutive_failures = CASE WHEN s.reset THEN s.failures ELSE w.consecutive_failures + s.failures END
      FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::bool[], $7::int[], $8::timestamptz[])
        AS s(organization_id, id, status, error, at, reset, failures, recorded_at)

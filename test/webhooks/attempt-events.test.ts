@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { webhookAttemptsStream, type WebhookPushesAttempted } from '../../commands/webhook/webhook.ts';
+import { autoPauseWebhook } from '../../commands/webhook/handlers.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { drained, newContact, pushesTo, settled, subscribe } from './support/hooks.ts';
 
@@ -52,6 +53,26 @@ test('an attempt recorded before batching (WebhookDeliveryAttempted) still shows
   assert.equal([record.delivery_id, record.event, record.attempt, record.status, record.success, record.error], [deliveryId, 'ping', 1, 500, false, 'HTTP 500']);
   const webhook = (await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body;
   assert.equal([webhook.last_status, webhook.last_error, webhook.consecutive_failures], [500, 'HTTP 500', 1]);
+});
+
+test('an attempt recorded after the automatic pause (a claim that ran beside the one that reached the count) leaves its reason in last_error', async ({ server }) => {
+  const org = await server.newOrganization();
+  const hook = await subscribe(server, org, 'http://127.0.0.1:9/late', ['contact.created']);
+  const failed = (attempt: number, status: number) => server.services.store.append(webhookAttemptsStream(randomUUID(), org.organizationId), [{ type: 'WebhookPushesAttempted', data: {
+    organizationId: org.organizationId, attempts: [{ id: randomUUID(), deliveryId: randomUUID(), webhookId: hook.id, event: 'contact.created', attempt, status, success: false, error: `HTTP ${status}`, durationMs: 3, at: new Date().toISOString() }],
+  } }], 'no_stream', { organizationId: org.organizationId, actor: 'worker:webhooks' });
+  await failed(1, 500);
+  await autoPauseWebhook(server.services, { organizationId: org.organizationId, webhookId: hook.id, reason: 'paused after 1 failed attempts in a row' });
+  await failed(1, 503);
+  await settled(server);
+  const paused = (await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body;
+  assert.equal([paused.active, paused.last_status, paused.last_error, paused.consecutive_failures], [false, 503, 'paused after 1 failed attempts in a row', 2]);
+  // Once resumed, a failure is the last error again.
+  assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { active: true } })).status, 200);
+  await failed(1, 502);
+  await settled(server);
+  const resumed = (await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body;
+  assert.equal([resumed.active, resumed.last_status, resumed.last_error, resumed.consecutive_failures], [true, 502, 'HTTP 502', 1]);
 });
 
 test.run();
