@@ -17,8 +17,14 @@ const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
  */
 export const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
 
-/** A whole number written in decimal digits; anything else is named so, not "expected number, received string". */
-export const wholeNumber = () => z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' });
+/**
+ * A whole number written in decimal digits; anything else is named so, not "expected number, received string".
+ * Only what is not a whole number reads so: a bound added after it (limit's 1-100) names itself ("limit=101" read
+ * "must be a whole number"), and a number past 2^53 is still whole (a job number of 20 digits is one no job has).
+ */
+export const wholeNumber = () => z.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a whole number' : undefined) })
+  .refine(Number.isInteger, { error: 'must be a whole number', abort: true })
+  .meta({ type: 'integer' });
 
 /** What updated_since accepts: a day, or a day and time with or without seconds and an offset (see lenientTime). */
 const CALLER_TIME = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;

@@ -41,7 +41,7 @@ test('every list answers exactly data, next_cursor and has_more', async (ctx) =>
 test('limit outside 1-100 or not an integer, and an unknown order, are 400 validation_error naming the parameter', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of lists) {
-    const cases: [string, string][] = [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['limit=2.5', 'limit'], ['order=sideways', 'order']];
+    const cases: [string, string][] = [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['limit=2.5', 'limit'], ['limit=99999999999999999999', 'limit'], ['order=sideways', 'order']];
     for (const [query, field] of cases) {
       const res = await ctx.server.request('GET', withQuery(pathOf(ctx, endpoint.path), query), { key });
       const label = `${endpoint.path}?${query}: ${res.status} ${JSON.stringify(res.body)}`;
@@ -50,6 +50,9 @@ test('limit outside 1-100 or not an integer, and an unknown order, are 400 valid
       assert.ok(res.body.error.details.fields.some((f: { field: string }) => f.field === field), label);
       // Said in words, not "Invalid input: expected number, received string".
       if (query === 'limit=ten' || query === 'limit=2.5') assert.equal(res.body.error.details.fields, [{ field: 'limit', message: 'must be a whole number' }], label);
+      // A whole number outside the range is named by its bound, once: limit=101 read "must be a whole number".
+      if (query === 'limit=0') assert.equal(res.body.error.details.fields, [{ field: 'limit', message: 'Too small: expected number to be >=1' }], label);
+      if (query === 'limit=101' || query === 'limit=99999999999999999999') assert.equal(res.body.error.details.fields, [{ field: 'limit', message: 'Too big: expected number to be <=100' }], label);
     }
     for (const query of ['limit=1', 'limit=100', 'order=asc', 'order=desc', 'order=DESC', 'cursor=', 'limit=&cursor=&order=&updated_since=']) {
       const res = await ctx.server.request('GET', withQuery(pathOf(ctx, endpoint.path), query), { key });

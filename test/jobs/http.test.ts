@@ -88,8 +88,11 @@ test('needs the jobs:read scope and a numeric number', async ({ server, a }) => 
     const bad = await server.request('GET', `/jobs/${number}`, { key: a.key, headers: { 'accept-language': 'en' } });
     assert.equal([bad.status, bad.body.error.code, bad.body.error.details?.fields], [400, 'validation_error', [{ field: 'number', message: 'must be a whole number' }]], number);
   }
-  const missing = await server.request('GET', '/jobs/999', { key: a.key });
-  assert.is(missing.status, 404);
+  // A number past any job (beyond 2^53 too) is a job that does not exist, as 999 is: it read 400 "must be a whole number".
+  for (const number of ['999', '0', '-1', '2147483648', '99999999999999999999']) {
+    const missing = await server.request('GET', `/jobs/${number}`, { key: a.key });
+    assert.equal([missing.status, missing.body.error.code], [404, 'not_found'], number);
+  }
 });
 
 test.run();
