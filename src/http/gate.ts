@@ -15,6 +15,16 @@ export function isPublicPath(path: string): boolean {
 }
 
 /**
+ * The request's one Authorization field. Node keeps the first of several and drops the rest, so a request with
+ * two keys (a proxy's and the caller's) was answered for the first one; two are a wrong format (401 unauthorized).
+ */
+function authorizationOf(req: Request): string | undefined {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].toLowerCase() === 'authorization') count++;
+  return count > 1 ? undefined : req.get('authorization');
+}
+
+/**
  * Sets res.locals.caller, or res.locals.authError for the rate limiter to report after counting the
  * request against the client address.
  */
@@ -22,7 +32,7 @@ export function authenticateRequest(keys: KeyCache, services: Pick<Services, 'no
   return async (req: Request, res: Response, next: NextFunction) => {
     if (isPublicPath(req.path)) return next();
     try {
-      res.locals.caller = (await authenticate(req.get('authorization'), keys, services.now())).caller;
+      res.locals.caller = (await authenticate(authorizationOf(req), keys, services.now())).caller;
     } catch (error) {
       res.locals.authError = error;
     }

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { revokeApiKey } from '../../commands/apikey/handlers.ts';
@@ -69,6 +70,28 @@ test('a key with a wrong secret part, or a non-Bearer scheme, is 401 unauthorize
     assert.is(res.status, 401, authorization);
     assert.is(res.body.error.code, 'unauthorized');
   }
+});
+
+/** GET /v1/me with each value as an Authorization field line of its own (fetch would join them into one). */
+function meWithAuthorizations(origin: string, values: string[]): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${origin}/v1/me`, { headers: { authorization: values } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk) => { text += chunk; }).on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject).end();
+  });
+}
+
+test('two Authorization fields are a wrong format, 401 unauthorized, whichever comes first', async (ctx) => {
+  const a = await ctx.server.newOrganization();
+  const b = await ctx.server.newOrganization();
+  // Node kept the first field and dropped the other: the request was answered as organisation a's.
+  for (const values of [[`Bearer ${a.key}`, `Bearer ${b.key}`], [`Bearer ${a.key}`, `Bearer ${a.key}`], [`Bearer ${a.key}`, 'Basic abc']]) {
+    const res = await meWithAuthorizations(ctx.server.origin, values);
+    assert.equal([res.status, res.body.error?.code], [401, 'unauthorized'], values.join(' | '));
+  }
+  assert.is((await meWithAuthorizations(ctx.server.origin, [`Bearer ${a.key}`])).status, 200);
 });
 
 test('every 401 carries the Bearer challenge HTTP requires; invalid_token when a key was sent and refused', async (ctx) => {
