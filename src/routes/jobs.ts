@@ -67,7 +67,8 @@ export const getJobRoute = defineRoute({
   handler: async ({ params, caller, services }) => {
     const inRange = params.number >= 1 && params.number <= 2_147_483_647;
     const row = inRange ? await getJob(services.pool, caller.organizationId, params.number) : null;
-    if (!row) throw new ApiError('not_found', { number: params.number });
+    // Past 2^53 the number read is not the one sent (99999999999999999999 reads 1e20): not echoed then.
+    if (!row) throw new ApiError('not_found', Number.isSafeInteger(params.number) ? { number: params.number } : undefined);
     return { status: 200, body: toJob(row) };
   },
 });

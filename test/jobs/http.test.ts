@@ -92,6 +92,8 @@ test('needs the jobs:read scope and a numeric number', async ({ server, a }) => 
   for (const number of ['999', '0', '-1', '2147483648', '99999999999999999999']) {
     const missing = await server.request('GET', `/jobs/${number}`, { key: a.key });
     assert.equal([missing.status, missing.body.error.code], [404, 'not_found'], number);
+    // Echoed only when it is the number sent: past 2^53 it would read 100000000000000000000.
+    assert.equal(missing.body.error.details, number.length < 16 ? { number: Number(number) } : undefined, number);
   }
 });
 
