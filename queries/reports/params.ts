@@ -55,7 +55,7 @@ export const CreativeReportQuery = z.object({
   tag: z.string().min(3).max(60).describe('dimension:value with dimension hook, creator or offer.').optional(),
   // An integer as the spec types it (and the OpenAPI document then shows), written in decimal digits as `limit` is.
   weeks: z.preprocess(decimalInteger,
-    z.number({ error: WEEKS }).int(WEEKS).min(4, WEEKS).max(8, WEEKS).default(DEFAULT_WEEKS))
+    z.number({ error: WEEKS }).int({ error: WEEKS, abort: true }).min(4, WEEKS).max(8, WEEKS).default(DEFAULT_WEEKS))
     .describe(`Weeks of the trend, 4-8 (default ${DEFAULT_WEEKS}), each 7 days, the last ending on \`to\`.`),
 }).strict();
 

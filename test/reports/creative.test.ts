@@ -109,6 +109,11 @@ test('weeks 4-8; another tag dimension and bad weeks are validation errors', asy
     assert.is(res.status, 400, query);
     assert.is(res.body.error.code, 'validation_error', query);
   }
+  // Said once, however many rules a value breaks: a 20-digit weeks listed "an integer from 4 to 8" twice.
+  for (const weeks of ['99999999999999999999', '-9', '4.5']) {
+    const res = await report(ctx, `&weeks=${weeks}`);
+    assert.equal([res.status, res.body.error.details.fields], [400, [{ field: 'weeks', message: 'an integer from 4 to 8' }]], weeks);
+  }
 });
 
 test('a future from without to is a report of that one day, as for campaigns: no error blaming a to never sent', async (ctx) => {
