@@ -75,7 +75,7 @@ test('a key with a wrong secret part, or a non-Bearer scheme, is 401 unauthorize
 /** GET /v1/me with each value as an Authorization field line of its own (fetch would join them into one). */
 function meWithAuthorizations(origin: string, values: string[]): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${origin}/v1/me`, { headers: { authorization: values } }, (res) => {
+    const req = http.request(`${origin}/v1/me`, { headers: ['Host', new URL(origin).host, ...values.flatMap((value) => ['Authorization', value])] }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (chunk) => { text += chunk; }).on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
