@@ -78,6 +78,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<B
       fast: options.fastEmbedded, owner: options.embeddedOwner, exclusive: options.exclusiveEmbedded,
       log: (line) => log.debug('postgres', { line: line.trim() }),
       notice: options.onDatabaseWait ?? ((message) => log.info(message)),
+      problem: (message) => log.error(message),
     });
     url = embedded.url;
   }

@@ -32,6 +32,8 @@ interface PortFile {
 
 const USER = 'postgres';
 const DATABASE = 'service';
+/** Between attempts to start again a cluster that died under its starter. */
+const RESTART_DELAY_MS = 1000;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -153,6 +155,8 @@ interface StartOptions {
   log?: (line: string) => void;
   /** Told while this call waits for another process's cluster. */
   notice?: (message: string) => void;
+  /** Told when the cluster this call started dies under it, and as it is started again. */
+  problem?: (message: string) => void;
 }
 
 /**
@@ -227,6 +231,33 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
   await admin.end();
 
   let stopped = false;
+  // The cluster lives as long as its starter: a postgres that dies under it (killed, out of memory) is started
+  // again on the same port, so the pool's connections come back by themselves. Left dead, every request was
+  // answered 500 for good and the workers failed on, with /healthz still 200 and no process to restart it.
+  const watch = (server: ChildProcess | undefined) => server?.once('exit', (code, signal) => {
+    if (stopped) return;
+    options.problem?.(`the embedded PostgreSQL stopped unexpectedly (${signal ?? `exit code ${code}`}); starting it again`);
+    void restart();
+  });
+  const restart = async () => {
+    for (let attempt = 1; !stopped; attempt++) {
+      // Its backends notice the postmaster's death and end in a moment; until then the cluster will not start.
+      if (!postmasterAlive(clusterDir)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
+      try {
+        await withMallocTunables(() => inOwnProcessGroup(() => cluster.start()));
+        if (stopped) return; // stop() came meanwhile: it stops this one too
+        fs.writeFileSync(portFilePath, JSON.stringify(file));
+        options.problem?.('the embedded PostgreSQL is running again');
+        watch((cluster as unknown as { process?: ChildProcess }).process);
+        return;
+      } catch (error) {
+        (cluster as unknown as { process?: ChildProcess }).process = undefined;
+        if (attempt === 1 || attempt % 30 === 0) options.problem?.(`the embedded PostgreSQL did not start again (${String(error ?? 'it exited')}); trying again`);
+        await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
+      }
+    }
+  };
+  watch((cluster as unknown as { process?: ChildProcess }).process);
   return {
     url: urlOf(file, DATABASE),
     urlFor: (db) => urlOf(file, db),

@@ -110,6 +110,45 @@ test('embedded PostgreSQL: a second service on one DATA_DIR is refused; after a 
   }
 });
 
+// The cluster is the service's child: a postgres killed under a running service (kill -9, the out-of-memory killer)
+// left every request answered 500 internal_error for good, the workers failing on and /healthz 200, with nothing to
+// start it again. The service starts it again on the same port, and the pool's connections come back.
+test('embedded PostgreSQL: a postgres killed under the running service is started again, and requests reach the database again', async () => {
+  const dataDir = path.join(root, '.test-data', `pg-killed-${process.pid}`);
+  const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+  const started: Started[] = [];
+  // A well-formed key nobody holds: its lookup goes to the database every time (unknown prefixes are not cached).
+  const lookup = (url: string) => fetch(`${url}/me`, { headers: { authorization: 'Bearer csk_abcdefghij_abcdefghijabcdefghijabcdefghijabcdefghijabc' } })
+    .then(async (res) => ({ status: res.status, code: ((await res.json()) as { error?: { code?: string } }).error?.code }));
+  try {
+    const service = await start({ DATA_DIR: dataDir, DATABASE_URL: '' });
+    started.push(service);
+    assert.equal(await lookup(service.url), { status: 401, code: 'unauthorized' });
+
+    const killed = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    process.kill(killed, 'SIGKILL');
+    let answer = await lookup(service.url);
+    for (const deadline = Date.now() + 30_000; answer.status !== 401 && Date.now() < deadline;) {
+      assert.equal(answer, { status: 500, code: 'internal_error' }, 'while the cluster is away: the spec\'s error, nothing else');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answer = await lookup(service.url);
+    }
+    assert.equal(answer, { status: 401, code: 'unauthorized' }, `the database is reached again:\n${service.output()}`);
+    assert.match(service.output(), /the embedded PostgreSQL stopped unexpectedly \(SIGKILL\); starting it again/);
+    const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    assert.is.not(postmaster, killed);
+
+    assert.is(await stopWith(service, 'SIGTERM'), 0, service.output());
+    assert.not.match(service.output(), /starting it again[\s\S]*starting it again/, 'the orderly stop is not taken for a crash');
+    assertClusterStopped(pidFile, postmaster);
+  } finally {
+    for (const { child } of started) if (child.exitCode === null) child.kill('SIGKILL');
+    const left = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
+    if (left) try { process.kill(left, 'SIGINT'); } catch { /* gone */ }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 // A stop waited for the platform calls in flight: a delivery send up to its 20 s time-out (lead fetches 30 s and
 // their retries, webhook pushes WEBHOOK_TIMEOUT_MS), while a supervisor's patience before SIGKILL is often 10 s.
 test('SIGTERM while a delivery waits for a platform that never answers: exit within SHUTDOWN_GRACE, the delivery sent after a restart', async () => {
