@@ -5,6 +5,7 @@ import type { EventMetadata, Position } from '../../src/eventstore/port.ts';
 import type { Services } from '../../src/services.ts';
 import { routingFor } from '../../queries/setup.ts';
 import { acceptConversion } from '../conversion/handlers.ts';
+import { isConversionEmail } from '../conversion/validate.ts';
 import { ApiError } from '../shared/errors.ts';
 import { contactStream, type ContactLead, type ContactState, type Stage } from './contact.ts';
 import { checkStageChange, decideChangeStage } from './decideStage.ts';
@@ -34,13 +35,19 @@ const NOT_QUEUED = new Set(['source_paused', 'event_conflict', 'not_found', 'val
 /** The platform's lead ids are numeric; ids from elsewhere (a hand-made export) are not sent as lead_id. */
 const PLATFORM_LEAD_ID = /^\d{1,30}$/;
 
+/**
+ * The card's e-mail goes with the conversion when the conversion rules take it: a lead may bring one they refuse
+ * (an export's answer with a space inside), and the lead's lead_id and phone still match it at the platform.
+ */
+const emailToSend = (email: string): string | undefined => (email !== '' && isConversionEmail(email) ? email : undefined);
+
 async function queueConversion(services: Services, state: ContactState, lead: ContactLead, input: StageInput, value: number | null, metadata: EventMetadata): Promise<string | null> {
   const routing = await routingFor(services.pool, input.organizationId, lead.sourceId, { kind: 'stage', value: input.stage });
   if (!routing.source || routing.source.paused || routing.routes.length === 0) return null;
   try {
     const accepted = await acceptConversion(services, {
       organizationId: input.organizationId, sourceId: lead.sourceId, trigger: { kind: 'stage', stage: input.stage },
-      externalId: lead.leadId, leadId: PLATFORM_LEAD_ID.test(lead.platformLeadId) ? lead.platformLeadId : undefined, email: state.email || undefined, phone: state.phone || undefined,
+      externalId: lead.leadId, leadId: PLATFORM_LEAD_ID.test(lead.platformLeadId) ? lead.platformLeadId : undefined, email: emailToSend(state.email), phone: state.phone || undefined,
       value: value ?? undefined, currency: value === null ? undefined : input.currency ?? undefined,
     }, metadata);
     return accepted.deliveriesCreated > 0 ? accepted.eventId : null;

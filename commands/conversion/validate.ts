@@ -82,8 +82,11 @@ function checkValue(value: number | undefined, currency: string | undefined): { 
   return {};
 }
 
+/** An e-mail a conversion takes: one address (no space, one @) or its SHA-256 digest. */
+export const isConversionEmail = (value: string): boolean => /^[^\s@]+@[^\s@]+$/.test(value) || isHexDigest(value);
+
 function checkIdentifiers(c: CheckedInput): void {
-  if (c.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(c.email) && !isHexDigest(c.email)) throw validationError('email', 'an e-mail address');
+  if (c.email !== undefined && !isConversionEmail(c.email)) throw validationError('email', 'an e-mail address');
   if (c.clientIpAddress !== undefined && isIP(c.clientIpAddress) === 0) throw validationError('client_ip_address', 'an IPv4 or IPv6 address');
   if (c.eventSourceUrl !== undefined && !/^https?:\/\/\S+$/.test(c.eventSourceUrl)) throw validationError('event_source_url', 'an http(s) URL');
   if (c.contentIds !== undefined && (c.contentIds.length > 100 || c.contentIds.some((id) => id.trim() === '' || charCount(id) > 128))) {

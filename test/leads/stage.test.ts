@@ -152,4 +152,18 @@ test('a lead landing while a stage change is under way: a conversion is queued o
   }
 });
 
+test('a card whose e-mail the conversion rules refuse still sends its leads\' conversions, with lead_id and the phone', async ({ server, sandbox, org }) => {
+  // An export's e-mail answer with a space inside is kept on the card; the conversion used to be refused whole
+  // (validation_error on email), so the lead went without a send although its lead_id and phone match it.
+  const lead = await importLead(server, org, { id: '7501', formId: 'form-odd-mail', email: 'jan kowalski@example.com', phone: '600750100' });
+  await flowFor(server, org, 'form-odd-mail', 'qualified', ['3501'], 'Lead');
+  const res = await server.request('POST', `/contacts/${lead.contactId}/stage`, { key: org.key, body: { stage: 'qualified' } });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal([res.body.platform_events_queued, res.body.leads_without_send], [1, 0]);
+  const [sent] = await eventually('the conversion at dataset 3501', async () => sandbox.received('3501').events.length === 1 && (sandbox.received('3501').events as any[]));
+  assert.is(sent.user_data.lead_id, '7501');
+  assert.is(sent.user_data.em, undefined);
+  assert.is(sent.user_data.ph.length, 1);
+});
+
 test.run();
