@@ -149,7 +149,7 @@ export interface ContactMergeAbsorbed {
   contactId: string;
   organizationId: string;
   mergedFrom: string;
-  /** Moved leads keep their stage; open ones join the survivor's current cycle. */
+  /** Moved leads keep their stage; open ones join the survivor's current cycle, sold and rejected ones close. */
   leads: ContactLead[];
   ads: AdSource[];
   noteIds: string[];

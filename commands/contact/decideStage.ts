@@ -104,7 +104,9 @@ export function decideMerge(
   if (cmd.fromId === cmd.intoId) throw validationError('into', 'a contact cannot be merged into itself');
   liveContact(from, cmd.fromId, cmd.organizationId);
   liveContact(into, cmd.intoId, cmd.organizationId);
-  const leads = from.leads.map((l) => (l.open ? { ...l, cycle: into.cycle } : l));
+  // A lead the merged card closed (sold, rejected) stays closed: joining the survivor's cycle, a sale moved with the
+  // survivor's next stage change and left the reports.
+  const leads = from.leads.map((l) => (!l.open ? l : CLOSED_STAGES.includes(l.stage) ? { ...l, open: false } : { ...l, cycle: into.cycle }));
   const tags = [...into.tags, ...from.tags.filter((t) => !into.tags.includes(t))];
   // The survivor keeps the limit every other change keeps; the operator trims the tags first.
   checkTagCount(tags);

@@ -61,6 +61,18 @@ test('Contact: merge / open leads join the survivor\'s cycle, tags unite, the ow
   assert.is(code(() => decideMerge(from, from, { fromId: 'c-1', intoId: 'c-1', organizationId: ORG, now: NOW })), 'validation_error');
 });
 
+// A sold lead of the merged card joined the survivor's cycle, and the survivor's next stage change moved it
+// (sold -> contacted): the sale left the campaign report.
+test('Contact: merge / a lead the merged card sold stays closed: the survivor\'s next stage change leaves it sold', () => {
+  const from = given(created('c-1'), linked('l-1', NOW), sold(['l-1']));
+  const into = given(created('c-2'), linked('l-2', NOW, 'c-2'));
+  const { intoEvents } = decideMerge(from, into, { fromId: 'c-1', intoId: 'c-2', organizationId: ORG, now: NOW });
+  const survivor = intoEvents.reduce(contactAggregate.evolve, into);
+  assert.equal(survivor.leads.map((l) => [l.leadId, l.stage, l.open]), [['l-2', 'new', true], ['l-1', 'sold', false]]);
+  const moved = decideChangeStage(survivor, { contactId: 'c-2', organizationId: ORG, stage: 'contacted', value: null, currency: null, queued: new Map(), now: NOW });
+  assert.equal((moved.events[0].data as { leads: { leadId: string }[] }).leads.map((l) => l.leadId), ['l-2']);
+});
+
 test('Contact: merge / a union of more than 50 tags is refused (validation_error), nothing appended', () => {
   const tagged = (id: string, prefix: string, n: number): ContactEvent => ({
     type: 'ContactTagsChanged',
