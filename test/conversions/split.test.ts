@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -109,6 +111,28 @@ test('a dataset the platform does not know (code 100, subcode 33) refuses the re
   assert.equal(deliveries.map((d) => [d.status, d.attempts]), ids.map(() => ['failed', 1]));
   assert.is(deliveries[0].last_error, `${message} (code 100, subcode 33)`);
   assert.is(sandbox.received('4004').requests, 1);
+});
+
+test('a refusal without a Graph error (a proxy\'s 404 page) is about the request, not an event: one request, every delivery failed, no split', async ({ server, sandbox }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '4005', mode: 'live' }] });
+  const ids = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `bare-${i}`);
+  const eventIds = await queue(server, s, ids.map((id) => ({ id })));
+  // Not the platform: a server in front of it that answers every path with its own HTML page.
+  let requests = 0;
+  const proxy = createServer((req, res) => { requests++; req.resume(); res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>'); });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = proxy.address() as AddressInfo;
+    const worker = new DeliveryWorker(server.services, deliveryWorkerOptions(server.services, { sending: true, platform: { apiUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0' } }));
+    assert.is(await worker.runOnce(), 8);
+  } finally {
+    await new Promise((resolve) => proxy.close(resolve));
+  }
+  const deliveries = await waitForDeliveries(server, s.key, eventIds);
+  assert.equal(deliveries.map((d) => [d.status, d.attempts]), ids.map(() => ['failed', 1]));
+  assert.is(deliveries[0].last_error, 'HTTP 404 without a Graph error body');
+  assert.is(requests, 1);
+  assert.is(sandbox.received('4005').requests, 0);
 });
 
 test.run();

@@ -29,10 +29,11 @@ function describe(r: Extract<ConversionResult, { kind: 'transient' | 'permanent'
 
 /**
  * Refusals about the request itself (token, permissions, a dataset the platform does not know or the token
- * cannot reach: code 100, subcode 33): every event would be refused, so no split.
+ * cannot reach: code 100, subcode 33), and answers without a Graph error code (a proxy's or a wrong URL's 404
+ * page: nothing in them is about an event): every event would be refused, so no split.
  */
 function refusesEveryEvent(r: Extract<ConversionResult, { kind: 'permanent' }>): boolean {
-  return r.code === 190 || r.code === 10 || (r.code !== undefined && r.code >= 200 && r.code <= 299) || r.status === 401 || r.status === 403
+  return r.code === undefined || r.code === 190 || r.code === 10 || (r.code !== undefined && r.code >= 200 && r.code <= 299) || r.status === 401 || r.status === 403
     || (r.code === 100 && r.subcode === 33);
 }
 
