@@ -113,26 +113,48 @@ test('a dataset the platform does not know (code 100, subcode 33) refuses the re
   assert.is(sandbox.received('4004').requests, 1);
 });
 
-test('a refusal without a Graph error (a proxy\'s 404 page) is about the request, not an event: one request, every delivery failed, no split', async ({ server, sandbox }) => {
-  const s = await setupConversions(server, { targets: [{ datasetId: '4005', mode: 'live' }] });
-  const ids = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `bare-${i}`);
-  const eventIds = await queue(server, s, ids.map((id) => ({ id })));
-  // Not the platform: a server in front of it that answers every path with its own HTML page.
-  let requests = 0;
-  const proxy = createServer((req, res) => { requests++; req.resume(); res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>'); });
+/** Sends one claim through a server that stands in front of the platform and answers with `answer(events in the batch)`. */
+async function sendThrough(server: TestServer, answer: (events: number) => { status: number; type: string; body: string }): Promise<{ claimed: number; batches: number[] }> {
+  const batches: number[] = [];
+  const proxy = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const events = (JSON.parse(Buffer.concat(chunks).toString()).data as unknown[]).length;
+    batches.push(events);
+    const a = answer(events);
+    res.writeHead(a.status, { 'content-type': a.type }).end(a.body);
+  });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = proxy.address() as AddressInfo;
     const worker = new DeliveryWorker(server.services, deliveryWorkerOptions(server.services, { sending: true, platform: { apiUrl: `http://127.0.0.1:${port}`, apiVersion: 'v21.0' } }));
-    assert.is(await worker.runOnce(), 8);
+    return { claimed: await worker.runOnce(), batches };
   } finally {
     await new Promise((resolve) => proxy.close(resolve));
   }
+}
+
+test('a refusal without a Graph error (a proxy\'s 404 page) is about the request, not an event: one request, every delivery failed, no split', async ({ server }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '4005', mode: 'live' }] });
+  const ids = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `bare-${i}`);
+  const eventIds = await queue(server, s, ids.map((id) => ({ id })));
+  const sent = await sendThrough(server, () => ({ status: 404, type: 'text/html', body: '<html>Not Found</html>' }));
+  assert.equal(sent, { claimed: 8, batches: [8] });
   const deliveries = await waitForDeliveries(server, s.key, eventIds);
   assert.equal(deliveries.map((d) => [d.status, d.attempts]), ids.map(() => ['failed', 1]));
   assert.is(deliveries[0].last_error, 'HTTP 404 without a Graph error body');
-  assert.is(requests, 1);
-  assert.is(sandbox.received('4005').requests, 0);
+});
+
+test('a batch a proxy finds too large (a bare 413) is still halved: the smaller batches go through', async ({ server }) => {
+  const s = await setupConversions(server, { targets: [{ datasetId: '4006', mode: 'live' }] });
+  const ids = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `large-${i}`);
+  const eventIds = await queue(server, s, ids.map((id) => ({ id })));
+  const sent = await sendThrough(server, (events) => (events > 4
+    ? { status: 413, type: 'text/html', body: '<html>Request Entity Too Large</html>' }
+    : { status: 200, type: 'application/json', body: JSON.stringify({ events_received: events, messages: [], fbtrace_id: 'x' }) }));
+  assert.equal(sent, { claimed: 8, batches: [8, 4, 4] });
+  const deliveries = await waitForDeliveries(server, s.key, eventIds);
+  assert.equal(deliveries.map((d) => [d.status, d.attempts]), ids.map(() => ['accepted', 1]));
 });
 
 test.run();

@@ -30,10 +30,11 @@ function describe(r: Extract<ConversionResult, { kind: 'transient' | 'permanent'
 /**
  * Refusals about the request itself (token, permissions, a dataset the platform does not know or the token
  * cannot reach: code 100, subcode 33), and answers without a Graph error code (a proxy's or a wrong URL's 404
- * page: nothing in them is about an event): every event would be refused, so no split.
+ * page: nothing in them is about an event): every event would be refused, so no split. A bare 413 is the one
+ * such answer a smaller batch can get past, so it is split.
  */
 function refusesEveryEvent(r: Extract<ConversionResult, { kind: 'permanent' }>): boolean {
-  return r.code === undefined || r.code === 190 || r.code === 10 || (r.code !== undefined && r.code >= 200 && r.code <= 299) || r.status === 401 || r.status === 403
+  return (r.code === undefined && r.status !== 413) || r.code === 190 || r.code === 10 || (r.code !== undefined && r.code >= 200 && r.code <= 299) || r.status === 401 || r.status === 403
     || (r.code === 100 && r.subcode === 33);
 }
 
