@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { startSandbox, type Sandbox } from '../../ops/sandbox/server.ts';
 import { DeliveryWorker, deliveryWorkerOptions } from '../../src/processes/deliveries/worker.ts';
 import { MAX_AGE_MS } from '../../commands/conversion/validate.ts';
+import { acceptConversion } from '../../commands/conversion/handlers.ts';
 import { setupConversions, waitForDeliveries, waitForQueued, type Setup } from './support.ts';
 
 // The server only queues; each test runs one worker claim by hand, so the whole queue goes out as one batch.
@@ -155,6 +156,41 @@ test('a batch a proxy finds too large (a bare 413) is still halved: the smaller 
   assert.equal(sent, { claimed: 8, batches: [8, 4, 4] });
   const deliveries = await waitForDeliveries(server, s.key, eventIds);
   assert.equal(deliveries.map((d) => [d.status, d.attempts]), ids.map(() => ['accepted', 1]));
+});
+
+test('2,500 deliveries of one dataset go in batches of at most 1,000; a refusing dataset beside it holds nothing back', async ({ server, sandbox }) => {
+  const big = await setupConversions(server, { targets: [{ datasetId: '4007', mode: 'live' }] });
+  const other = await setupConversions(server, { targets: [{ datasetId: '4008', mode: 'live' }] });
+  sandbox.setDatasetBehaviour('4008', { mode: 'refuse', refuseMessage: 'Invalid parameter' });
+  const otherIds = await queue(server, other, [{ id: 'beside-0' }, { id: 'beside-1' }]);
+  let next = 0;
+  const lane = async () => {
+    while (next < 2500) {
+      const i = next++;
+      await acceptConversion(server.services, { organizationId: big.organizationId, sourceId: big.sourceId, trigger: { kind: 'status', status: 'won' }, externalId: `bulk-${i}`, email: `bulk${i}@example.com` }, { organizationId: big.organizationId, actor: 'test' });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, lane));
+  const { rows } = await server.services.pool.query<{ n: string }>('SELECT count(*) AS n FROM delivery_queue WHERE organization_id = $1', [big.organizationId]);
+  assert.is(rows[0].n, '2500');
+
+  const claims: number[] = [];
+  for (let n = await sendOnce(server); n > 0; n = await sendOnce(server)) claims.push(n);
+  assert.equal(claims, [2, 1000, 1000, 500]);
+  const received = sandbox.received('4007');
+  assert.equal(received.batches.map((b) => [b.status, b.eventCount]), [[200, 1000], [200, 1000], [200, 500]]);
+  assert.is(received.uniqueEventIds, 2500);
+  assert.is(received.duplicateEvents, 0);
+  const beside = await waitForDeliveries(server, other.key, otherIds);
+  assert.equal(beside.map((d) => d.status), ['failed', 'failed']);
+  // Every delivery of the 2,500 reads accepted, once the projector has passed the three dispatches.
+  for (const deadline = Date.now() + 20_000; ;) {
+    const { rows: left } = await server.services.pool.query<{ n: string }>(
+      `SELECT count(*) FILTER (WHERE status <> 'accepted') AS n FROM deliveries_view WHERE organization_id = $1`, [big.organizationId]);
+    if (left[0].n === '0') break;
+    assert.ok(Date.now() < deadline, `${left[0].n} deliveries not accepted`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 });
 
 test.run();
