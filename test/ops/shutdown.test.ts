@@ -46,6 +46,16 @@ test('SIGTERM to `npm start` itself reaches the service: "stopped", exit code 0,
   assert.is(after, 'refused', 'the service still answers after npm start ended');
 });
 
+const postmasterOf = (pidFile: string): number => Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+
+/** After a cluster test: no service or postgres of it left running, its data folder gone. */
+function cleanUp(started: Started[], pidFile: string, dataDir: string): void {
+  for (const { child } of started) if (child.exitCode === null) child.kill('SIGKILL');
+  const left = fs.existsSync(pidFile) ? postmasterOf(pidFile) : null;
+  if (left) try { process.kill(left, 'SIGINT'); } catch { /* gone */ }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
 function assertClusterStopped(pidFile: string, postmaster: number): void {
   assert.not.ok(fs.existsSync(pidFile), 'postmaster.pid is gone');
   let alive = true;
@@ -62,7 +72,7 @@ test('embedded PostgreSQL: SIGTERM to the process, then (restarted) Ctrl-C to th
     for (const group of [false, true]) {
       const started = await start({ DATA_DIR: dataDir, DATABASE_URL: '' }, group);
       assert.ok(fs.existsSync(pidFile), 'the cluster runs');
-      const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      const postmaster = postmasterOf(pidFile);
       const code = await stopWith(started, group ? 'SIGINT' : 'SIGTERM', group);
       assert.match(started.output(), /"msg":"stopped"/, started.output());
       // The cluster is stopped last, by the service: Ctrl-C reached postgres too, which shut down at once under the
@@ -91,22 +101,19 @@ test('embedded PostgreSQL: a second service on one DATA_DIR is refused; after a 
     const second = await start(env).then((s) => { started.push(s); return 'started'; }, (error: Error) => error.message);
     assert.match(second, /cannot start: DATA_DIR .* is in use: its embedded PostgreSQL belongs to another running process/);
 
-    const orphan = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    const orphan = postmasterOf(pidFile);
     first.child.kill('SIGKILL');
     await first.exited;
     process.kill(orphan, 0); // the killed service's cluster runs on
 
     const restarted = await start(env);
     started.push(restarted);
-    const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    const postmaster = postmasterOf(pidFile);
     assert.is.not(postmaster, orphan, 'the cluster left running was stopped and started again');
     assert.is(await stopWith(restarted, 'SIGTERM'), 0, restarted.output());
     assertClusterStopped(pidFile, postmaster);
   } finally {
-    for (const { child } of started) if (child.exitCode === null) child.kill('SIGKILL');
-    const left = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
-    if (left) try { process.kill(left, 'SIGINT'); } catch { /* gone */ }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    cleanUp(started, pidFile, dataDir);
   }
 });
 
@@ -125,7 +132,7 @@ test('embedded PostgreSQL: a postgres killed under the running service is starte
     started.push(service);
     assert.equal(await lookup(service.url), { status: 401, code: 'unauthorized' });
 
-    const killed = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    const killed = postmasterOf(pidFile);
     process.kill(killed, 'SIGKILL');
     let answer = await lookup(service.url);
     for (const deadline = Date.now() + 30_000; answer.status !== 401 && Date.now() < deadline;) {
@@ -135,17 +142,14 @@ test('embedded PostgreSQL: a postgres killed under the running service is starte
     }
     assert.equal(answer, { status: 401, code: 'unauthorized' }, `the database is reached again:\n${service.output()}`);
     assert.match(service.output(), /the embedded PostgreSQL stopped unexpectedly \(SIGKILL\); starting it again/);
-    const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    const postmaster = postmasterOf(pidFile);
     assert.is.not(postmaster, killed);
 
     assert.is(await stopWith(service, 'SIGTERM'), 0, service.output());
     assert.not.match(service.output(), /starting it again[\s\S]*starting it again/, 'the orderly stop is not taken for a crash');
     assertClusterStopped(pidFile, postmaster);
   } finally {
-    for (const { child } of started) if (child.exitCode === null) child.kill('SIGKILL');
-    const left = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
-    if (left) try { process.kill(left, 'SIGINT'); } catch { /* gone */ }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    cleanUp(started, pidFile, dataDir);
   }
 });
 
