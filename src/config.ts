@@ -55,6 +55,8 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
  */
 const MAX_DELAY = '24d';
 const MAX_DELAY_MS = 24 * UNITS.d;
+/** The same limit for a setting in milliseconds, exactly: a larger one fires at once (AbortSignal.timeout throws). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * A setting the service cannot run with (a bad value, or a database or event store it names that does not answer):
@@ -175,10 +177,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     // Only the documented spellings: WORKERS=false or WEBHOOK_ALLOW_PRIVATE=true read as their opposite before.
     webhookAllowPrivate: env.oneOf('WEBHOOK_ALLOW_PRIVATE', ['', '0', '1'], '', '1 (on) or 0 (off); empty or unset is off') === '1',
     webhookPauseAfter: env.integer('WEBHOOK_PAUSE_AFTER', 20),
-    // At most what a Node.js timer holds (a larger delay fires at once; AbortSignal.timeout throws on one, failing every push).
-    webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1, 2_147_483_647),
-    // At most what a Node.js timer holds (a larger delay fires at once).
-    requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
+    webhookTimeoutMs: env.integer('WEBHOOK_TIMEOUT_MS', 10_000, 1, MAX_TIMER_MS),
+    requestTimeoutMs: env.integer('REQUEST_TIMEOUT_MS', 15_000, 1, MAX_TIMER_MS),
     shutdownGraceMs: env.duration('SHUTDOWN_GRACE', '10s'),
     secretKey: env.optional('SECRET_KEY'),
     logLevel: env.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

@@ -39,7 +39,7 @@ const PLATFORM_LEAD_ID = /^\d{1,30}$/;
  * The card's e-mail goes with the conversion when the conversion rules take it: a lead may bring one they refuse
  * (an export's answer with a space inside), and the lead's lead_id and phone still match it at the platform.
  */
-const emailToSend = (email: string): string | undefined => (email !== '' && isConversionEmail(email) ? email : undefined);
+const emailToSend = (email: string): string | undefined => (isConversionEmail(email) ? email : undefined);
 
 async function queueConversion(services: Services, state: ContactState, lead: ContactLead, input: StageInput, value: number | null, metadata: EventMetadata): Promise<string | null> {
   const routing = await routingFor(services.pool, input.organizationId, lead.sourceId, { kind: 'stage', value: input.stage });

@@ -37,6 +37,9 @@ async function withForm(cfg: PlatformConfig, lead: PlatformLead, formId: string,
   return { kind: 'ok', lead: { ...withFormLabels(lead, form.value.labels), formName: lead.formName ?? (form.value.name || null) } };
 }
 
+/** Whether a transient failure of this attempt is retried: DELIVERY_RETRY_SCHEDULE has a delay left after it. */
+const retryLeft = (services: Services, row: DueFetch): boolean => row.attempts < services.config.deliveryRetrySchedule.length;
+
 /** The platform call of one claimed row. */
 async function attempt(services: Services, row: DueFetch, cfg: PlatformConfig): Promise<Attempt> {
   try {
@@ -45,8 +48,7 @@ async function attempt(services: Services, row: DueFetch, cfg: PlatformConfig): 
     const token = open(page.token_ciphertext, services.secrets.encryptionKey);
     const result = await fetchLead(cfg, row.platform_lead_id, token);
     if (result.kind !== 'ok') return { kind: result.kind, reason: `platform ${result.status}: ${result.message}`.slice(0, 500) };
-    const lastAttempt = row.attempts >= services.config.deliveryRetrySchedule.length; // as recordAttempt schedules retries
-    return await withForm(cfg, result.value, result.value.formId || row.platform_form_id, token, lastAttempt);
+    return await withForm(cfg, result.value, result.value.formId || row.platform_form_id, token, !retryLeft(services, row));
   } catch (error) {
     services.log.error('lead fetch failed unexpectedly', { error, leadId: row.lead_id });
     return { kind: 'transient', reason: 'internal error while fetching the lead' };
@@ -69,12 +71,10 @@ export async function recordAttempt(services: Services, row: DueFetch, outcome: 
       [kind, reason] = ['transient', 'internal error while storing the lead'];
     }
   }
-  const schedule = services.config.deliveryRetrySchedule;
-  const made = row.attempts + 1;
   const now = services.now();
-  const nextAttemptAt = kind === 'transient' && made <= schedule.length ? new Date(now.getTime() + schedule[made - 1]).toISOString() : null;
+  const nextAttemptAt = kind === 'transient' && retryLeft(services, row) ? new Date(now.getTime() + services.config.deliveryRetrySchedule[row.attempts]).toISOString() : null;
   await handleCommand(services.store, leadStream(row.lead_id), leadAggregate, (current) =>
-    decideFetchAttemptFailed(current, { leadId: row.lead_id, organizationId: row.organization_id, attempt: made, reason, nextAttemptAt, now: now.toISOString() }), metadata);
+    decideFetchAttemptFailed(current, { leadId: row.lead_id, organizationId: row.organization_id, attempt: row.attempts + 1, reason, nextAttemptAt, now: now.toISOString() }), metadata);
 }
 
 /**
