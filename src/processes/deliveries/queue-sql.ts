@@ -18,18 +18,33 @@ export interface QueuedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries of one target (the one whose delivery is due longest), so a batch
- * goes to one dataset with one token. Rows another worker holds (row lock or unexpired lease) are skipped.
- * The attempt is counted in the same statement for every delivery whose event is not older than
- * `sendableAfter` (those are sent; the others are cancelled): it counts even if this worker never learns
- * how it ended. `attempts` comes back as it was before this claim.
+ * Claims up to `limit` due deliveries of one target (the one whose delivery is due longest, of those not in
+ * `skipTargets`), so a batch goes to one dataset with one token. Rows another worker holds (row lock or
+ * unexpired lease) are skipped. The attempt is counted in the same statement for every delivery whose event is
+ * not older than `sendableAfter` (those are sent; the others are cancelled): it counts even if this worker
+ * never learns how it ended. `attempts` comes back as it was before this claim.
+ *
+ * The targets are walked one by one on (target_id, due_at), not scanned in due order: a skipped target with a
+ * long backlog would otherwise be read through, row by row, on every claim.
  */
-export async function claimBatch(db: Queryable, claim: { token: string; now: Date; until: Date; limit: number; sendableAfter: Date }): Promise<QueuedDelivery[]> {
+export async function claimBatch(
+  db: Queryable,
+  claim: { token: string; now: Date; until: Date; limit: number; sendableAfter: Date; skipTargets: string[] },
+): Promise<QueuedDelivery[]> {
   const { rows } = await db.query<QueuedDelivery>(
-    `WITH pick AS (
-       SELECT organization_id, target_id FROM delivery_queue
-       WHERE due_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
-       ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED
+    `WITH RECURSIVE queued AS (
+       (SELECT target_id FROM delivery_queue ORDER BY target_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT q.target_id FROM delivery_queue q WHERE q.target_id > queued.target_id ORDER BY q.target_id LIMIT 1)
+       FROM queued WHERE queued.target_id IS NOT NULL
+     ), pick AS (
+       SELECT first.organization_id, first.target_id FROM queued CROSS JOIN LATERAL (
+         SELECT q.organization_id, q.target_id, q.due_at FROM delivery_queue q
+         WHERE q.target_id = queued.target_id AND q.due_at <= $1 AND (q.claimed_until IS NULL OR q.claimed_until < $1)
+         ORDER BY q.due_at LIMIT 1 FOR UPDATE SKIP LOCKED
+       ) first
+       WHERE queued.target_id <> ALL($6::text[])
+       ORDER BY first.due_at LIMIT 1
      ), batch AS (
        SELECT q.id, (q.event_time >= $5)::int AS counted FROM delivery_queue q
        WHERE q.target_id = (SELECT target_id FROM pick) AND q.organization_id = (SELECT organization_id FROM pick)
@@ -40,7 +55,7 @@ export async function claimBatch(db: Queryable, claim: { token: string; now: Dat
      FROM batch WHERE q.id = batch.id
      RETURNING q.id, q.organization_id, q.event_id, q.target_id, q.dataset_id, q.event_name, q.platform_event_id,
        q.test_event_code, q.event_time, q.payload, q.attempts - batch.counted AS attempts`,
-    [claim.now, claim.token, claim.until, claim.limit, claim.sendableAfter],
+    [claim.now, claim.token, claim.until, claim.limit, claim.sendableAfter, claim.skipTargets],
   );
   return rows;
 }

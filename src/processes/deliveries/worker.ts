@@ -1,6 +1,7 @@
 // The delivery process: claim a dataset's due deliveries and record their attempt (one transaction), send,
 // then record the outcomes and settle the work table (one transaction). Several loops (and several
-// processes) run side by side, each on its own dataset's batch.
+// processes) run side by side; one dataset takes at most half a process's loops, so a dataset whose platform
+// stops answering leaves the others loops to send with.
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.ts';
 import type { EventMetadata, ExpectedRevision } from '../../eventstore/port.ts';
@@ -62,6 +63,10 @@ export class DeliveryWorker {
   private readonly sleepers = new Sleepers();
   /** Aborted when a stop's grace is over: a send still waiting for the platform ends (transient: a retry is scheduled). */
   private readonly interrupt = new AbortController();
+  /** This process's claims still being sent, by target. */
+  private readonly sending = new Map<string, number>();
+  /** Claims are made one at a time, so each sees the targets the ones before took. */
+  private claimTurn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly services: Services, private readonly options: DeliveryWorkerOptions) {}
 
@@ -94,23 +99,39 @@ export class DeliveryWorker {
 
   /** One claim: returns how many deliveries it took (0 when nothing was due). */
   async runOnce(): Promise<number> {
-    const claim = await this.claim();
-    if (!claim) return 0;
-    const outcomes = await this.send(claim);
-    const tooOld = claim.rows.filter((d) => !claim.fresh.includes(d));
-    for (const d of tooOld) outcomes.set(d.id, { kind: 'too_old' });
-    await this.conclude(claim, outcomes);
-    return claim.rows.length;
+    const claim = this.claimTurn.then(() => this.claim());
+    this.claimTurn = claim.catch(() => undefined);
+    const claimed = await claim;
+    if (!claimed) return 0;
+    const targetId = claimed.rows[0].target_id;
+    try {
+      const outcomes = await this.send(claimed);
+      const tooOld = claimed.rows.filter((d) => !claimed.fresh.includes(d));
+      for (const d of tooOld) outcomes.set(d.id, { kind: 'too_old' });
+      await this.conclude(claimed, outcomes);
+      return claimed.rows.length;
+    } finally {
+      const left = (this.sending.get(targetId) ?? 1) - 1;
+      if (left > 0) this.sending.set(targetId, left);
+      else this.sending.delete(targetId);
+    }
+  }
+
+  /** The targets this process may not claim now: each already has half the loops (one, for fewer than four). */
+  private targetsAtLimit(): string[] {
+    const limit = Math.max(1, Math.floor(this.options.loops / 2));
+    return [...this.sending].filter(([, claims]) => claims >= limit).map(([targetId]) => targetId);
   }
 
   /** Claims a batch and records the attempt of its fresh deliveries (the claim counted it in the table). */
-  private claim(): Promise<Claim | null> {
+  private async claim(): Promise<Claim | null> {
     const now = this.services.now();
     const token = randomUUID();
     const leaseEnd = now.getTime() + this.options.leaseMs;
     const sendableAfter = new Date(now.getTime() - MAX_AGE_MS + AGE_MARGIN_MS);
-    return recordWith(this.services, async (db, append) => {
-      const rows = await claimBatch(db, { token, now, until: new Date(leaseEnd), limit: this.options.batchSize, sendableAfter });
+    const skipTargets = this.targetsAtLimit();
+    const claim = await recordWith(this.services, async (db, append) => {
+      const rows = await claimBatch(db, { token, now, until: new Date(leaseEnd), limit: this.options.batchSize, sendableAfter, skipTargets });
       if (rows.length === 0) return null;
       const metadata: EventMetadata = { organizationId: rows[0].organization_id, actor: 'worker:deliveries' };
       const fresh = rows.filter((d) => d.event_time >= sendableAfter);
@@ -120,6 +141,8 @@ export class DeliveryWorker {
       }
       return { token, rows, fresh, revision, leaseEnd, metadata };
     });
+    if (claim) this.sending.set(claim.rows[0].target_id, (this.sending.get(claim.rows[0].target_id) ?? 0) + 1);
+    return claim;
   }
 
   private async send(claim: Claim): Promise<Map<string, DispatchOutcome>> {
