@@ -1,7 +1,7 @@
 // The delivery process: claim a dataset's due deliveries and record their attempt (one transaction), send,
 // then record the outcomes and settle the work table (one transaction). Several loops (and several
 // processes) run side by side; one dataset takes at most half a process's loops, so a dataset whose platform
-// stops answering leaves the others loops to send with.
+// stops answering leaves the other loops to send with.
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.ts';
 import type { EventMetadata, ExpectedRevision } from '../../eventstore/port.ts';
