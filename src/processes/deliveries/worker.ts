@@ -106,7 +106,8 @@ export class DeliveryWorker {
     const targetId = claimed.rows[0].target_id;
     try {
       const outcomes = await this.send(claimed);
-      const tooOld = claimed.rows.filter((d) => !claimed.fresh.includes(d));
+      const fresh = new Set(claimed.fresh);
+      const tooOld = claimed.rows.filter((d) => !fresh.has(d));
       for (const d of tooOld) outcomes.set(d.id, { kind: 'too_old' });
       await this.conclude(claimed, outcomes);
       return claimed.rows.length;
