@@ -57,6 +57,16 @@ function noticeLeadId(value: unknown): string | null {
 }
 
 /**
+ * A page or form id of a notice: a string, or a number read exactly. Anything else (an object, a list, true, a
+ * number past 2^53) is null: String() made it '[object Object]', 'a,b', 'true' or a rounded id, a form or page
+ * the platform never had, which the pending lead showed (platform_form_id) and grouped by.
+ */
+function noticeId(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : null;
+}
+
+/**
  * The leadgen changes of a notification; anything else in it is ignored. A lead is submitted at the change's
  * created_time, else at its entry's time, else (neither readable) when the notice arrived, not in 1970.
  */
@@ -68,8 +78,9 @@ export function leadgenNotices(body: unknown, receivedAt: Date): Notice[] {
     const v = change?.value;
     const leadId = noticeLeadId(v?.leadgen_id);
     if (change?.field !== 'leadgen' || !v || leadId === null) return [];
-    const pageId = String(v.page_id ?? entry?.id ?? '');
-    const formId = String(v.form_id ?? '');
+    const pageId = noticeId(v.page_id ?? entry?.id ?? '');
+    const formId = noticeId(v.form_id ?? '');
+    if (pageId === null || formId === null) return [];
     // Ids PostgreSQL cannot store (a NUL, a lone surrogate) name no lead the platform has: read as unreadable.
     if (unstorableText([leadId, pageId, formId])) return [];
     const created = typeof v.created_time === 'number' ? v.created_time * 1000 : Date.parse(String(v.created_time ?? ''));

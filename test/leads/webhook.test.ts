@@ -306,6 +306,21 @@ test('a notice whose leadgen_id cannot be read (null, empty, an object, a number
   }
 });
 
+test('a notice whose form_id or page_id cannot be read (an object, a list, true, a number past 2^53) records no lead', async ({ server, org }) => {
+  const cases: [string, unknown][] = [['form_id', { id: 'f' }], ['form_id', ['a', 'b']], ['form_id', true], ['form_id', 12345678901234567890], ['page_id', { id: 'page-77' }], ['page_id', ['page-77']]];
+  for (const [i, [field, value]] of cases.entries()) {
+    const raw = noticeCreatedAt(`W-odd-id-${i}`, 1748768400).replace(new RegExp(`"${field}":"[^"]*"`), `"${field}":${JSON.stringify(value)}`);
+    const res = await post(server, raw, signLeadgenPayload(SECRET, raw));
+    assert.equal([res.status, await res.json()], [200, { received: 0 }], raw);
+  }
+  await server.settle();
+  for (const i of cases.keys()) assert.equal(await leadStreamOf(server, org, `W-odd-id-${i}`), [], `W-odd-id-${i}`);
+  // A number read exactly is an id like its text, as the platform's own numeric ids are.
+  const raw = noticeCreatedAt('W-numeric-form', 1748768400).replace('"form_id":"form-77"', '"form_id":770077');
+  assert.equal(await (await post(server, raw, signLeadgenPayload(SECRET, raw))).json(), { received: 1 });
+  assert.is(((await leadEvents(server, org, 'W-numeric-form'))[0].data as { platformFormId: string }).platformFormId, '770077');
+});
+
 test('a notice whose leadgen_id, page_id or form_id holds a NUL or a lone surrogate records no lead, and is no 500', async ({ server }) => {
   const raws = [
     noticeCreatedAt('unused', 1748768400).replace('"unused"', JSON.stringify('W-\u0000nul')),
