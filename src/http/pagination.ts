@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../commands/shared/errors.ts';
-import { isoFromCaller, isWithinTimeSpan, offsetFromQuery, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
+import { isoFromCaller, isWithinTimeSpan, isWithinTimeSpanMs, offsetFromQuery, TIME_SPAN_MESSAGE } from '../../commands/shared/time.ts';
 
 /** `?cursor=` or `?limit=` with nothing after it is the parameter left out (a client that always sends it). */
 const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
@@ -92,7 +92,9 @@ function sign(key: Buffer, text: string): Buffer {
 export function atOrAfter(value: string): string {
   const instant = new Date(value);
   const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
-  if (/[1-9]/.test(fraction.slice(3))) instant.setTime(instant.getTime() + 1);
+  // Not past the last millisecond of 9999: one more is the year 10000, which toISOString writes +010000-01-01T...
+  // and PostgreSQL refuses (a 500); nothing the service keeps changed in that last millisecond either.
+  if (/[1-9]/.test(fraction.slice(3)) && isWithinTimeSpanMs(instant.getTime() + 1)) instant.setTime(instant.getTime() + 1);
   return instant.toISOString();
 }
 

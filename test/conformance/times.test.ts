@@ -62,6 +62,19 @@ test('updated_since, the lead window and report days before the year 0001 are va
   await readsAnswer(ctx, refused, ['/contacts?updated_since=0001-01-01T00:00:00Z', '/leads?from=0001-01-01', '/campaigns/report?from=1970-01-01&to=1970-12-31']);
 });
 
+test('updated_since and the lead window finer than the millisecond in the last millisecond of 9999 are read, not 500', async (ctx) => {
+  // Rounded up to the next millisecond (the read models keep milliseconds), 9999-12-31T23:59:59.9999Z was the year 10000,
+  // which toISOString writes +010000-01-01T00:00:00.000Z and PostgreSQL refuses.
+  const last = ['9999-12-31T23:59:59.9999Z', '9999-12-31T23:59:59.999001Z', '9999-12-31T23:59:59.9999'];
+  await readsAnswer(ctx, [], [
+    ...last.flatMap((t) => [`/contacts?updated_since=${encodeURIComponent(t)}`, `/jobs?updated_since=${encodeURIComponent(t)}`,
+      `/events?updated_since=${encodeURIComponent(t)}`, `/deliveries?updated_since=${encodeURIComponent(t)}`, `/webhooks?updated_since=${encodeURIComponent(t)}`,
+      `/leads?updated_since=${encodeURIComponent(t)}`, `/leads?from=${encodeURIComponent(t)}`]),
+  ]);
+  const list = await ctx.server.request('GET', `/contacts?updated_since=${encodeURIComponent(last[0])}`, { key: ctx.org.key });
+  assert.equal(list.body.data, []);
+});
+
 test('ops key create --expires before the year 0001 exits 2 and creates no key', async (ctx) => {
   const res = await runOps(ctx.server.db.url, ['key', 'create', '--org', ctx.org.organizationId, '--name', 'old', '--scopes', 'contacts:read', '--expires', '0000-06-01T00:00:00Z', '--json']);
   assert.is(res.code, 2, res.stderr);
