@@ -15,7 +15,13 @@ const blankIsAbsent = (value: unknown) => (value === '' ? undefined : value);
  * A whole number in a path or query string, written in decimal digits (an optional '-'); anything else, such
  * as 0x10, 1e1, 1.0 or +5 (which Number() would read as 16, 10, 1 and 5), stays text and is refused as not a number.
  */
-export const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
+export const decimalInteger = (value: unknown) => {
+  if (typeof value !== 'string' || !/^-?\d+$/.test(value)) return value;
+  // Over 308 digits Number() is Infinity, which is no whole number: read such a one as the largest double of its
+  // sign, still whole, so a bound names itself ("<=100") and a job number is one no job has (404).
+  const number = Number(value);
+  return Number.isFinite(number) ? number : Math.sign(number) * Number.MAX_VALUE;
+};
 
 /**
  * A whole number written in decimal digits; anything else is named so, not "expected number, received string".

@@ -89,12 +89,16 @@ test('needs the jobs:read scope and a numeric number', async ({ server, a }) => 
     assert.equal([bad.status, bad.body.error.code, bad.body.error.details?.fields], [400, 'validation_error', [{ field: 'number', message: 'must be a whole number' }]], number);
   }
   // A number past any job (beyond 2^53 too) is a job that does not exist, as 999 is: it read 400 "must be a whole number".
-  for (const number of ['999', '0', '-1', '2147483648', '99999999999999999999']) {
+  // So is one too long for a double (over 308 digits): Number() made it Infinity, which read "must be a whole number".
+  for (const number of ['999', '0', '-1', '2147483648', '99999999999999999999', '9'.repeat(400), `-${'9'.repeat(400)}`]) {
     const missing = await server.request('GET', `/jobs/${number}`, { key: a.key });
     assert.equal([missing.status, missing.body.error.code], [404, 'not_found'], number);
     // Echoed only when it is the number sent: past 2^53 it would read 100000000000000000000.
     assert.equal(missing.body.error.details, number.length < 16 ? { number: Number(number) } : undefined, number);
   }
+  // limit names its bound for such a number too, as for limit=101.
+  const long = await server.request('GET', `/jobs?limit=${'9'.repeat(400)}`, { key: a.key, headers: { 'accept-language': 'en' } });
+  assert.equal([long.status, long.body.error.details?.fields], [400, [{ field: 'limit', message: 'Too big: expected number to be <=100' }]]);
 });
 
 test.run();
