@@ -45,7 +45,7 @@ const groups: Record<string, CommandGroup> = {
 const usageLines = (chosen: CommandGroup[]): string[] => chosen.flatMap((g) => Object.values(g).map((c) => c.usage));
 
 function usage(lines = usageLines(Object.values(groups))): string {
-  return `usage: npm run ops -- <command> [--json] [--help]\n${lines.map((l) => `  ${l}`).join('\n')}`;
+  return `usage: npm run ops -- <command> [--json] [--verbose] [--help]\n${lines.map((l) => `  ${l}`).join('\n')}`;
 }
 
 function describe(error: unknown): string {
@@ -87,8 +87,13 @@ async function main(): Promise<number> {
     out((json ? JSON.stringify({ usage: lines }) : usage(lines)) + '\n');
     return 0;
   }
+  // A group named alone (`ops key`) is no unknown command: it lacks its action. Either way a known group shows its own
+  // commands only (`unknown command: key` sent the operator to the whole list for a word it has).
   if (!command) {
-    fail(`${groupName ? `unknown command: ${words.slice(0, 2).join(' ')}\n` : ''}${usage()}\n`);
+    const problem = !groupName ? '' : group && action === undefined
+      ? `${groupName} needs one of its commands: ${Object.keys(group).join(', ')}\n`
+      : `unknown command: ${words.slice(0, 2).join(' ')}\n`;
+    fail(`${problem}${usage(group ? usageLines([group]) : undefined)}\n`);
     return 2;
   }
   const unknown = unknownOptions(command, options);

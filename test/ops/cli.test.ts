@@ -191,6 +191,23 @@ test('--help shows usage on stdout with exit 0 and does nothing, however much of
   assert.is(unknown.stdout, '');
 });
 
+test('a command group named alone lacks its command (not an unknown command); a known group shows only its own usage', async (ctx) => {
+  const alone = await runOps(ctx.db.url, ['key']);
+  assert.is(alone.code, 2, alone.stderr);
+  assert.is(alone.stdout, '');
+  assert.match(alone.stderr, /^key needs one of its commands: create, list, revoke\nusage: npm run ops -- <command> \[--json\] \[--verbose\] \[--help\]\n {2}key create --org ID/);
+  assert.not.match(alone.stderr, /unknown command|org create/);
+  const wrong = await runOps(ctx.db.url, ['key', 'frob', '--json']);
+  assert.is(wrong.code, 2, wrong.stderr);
+  assert.is(wrong.stdout, '');
+  assert.match(wrong.stderr, /^unknown command: key frob\nusage: .*\n {2}key create --org ID/);
+  assert.not.match(wrong.stderr, /org create/);
+  // No group at all: the whole list, as before.
+  const none = await runOps(ctx.db.url, ['keys']);
+  assert.is(none.code, 2);
+  assert.match(none.stderr, /^unknown command: keys\n[^]*\n {2}org create[^]*\n {2}creatives list --org ID\n$/);
+});
+
 test('a database that cannot be reached, or a bad setting, is one line on stderr and exit code 2, not a stack trace', async (ctx) => {
   for (const [url, env, expected] of [
     ['postgres://nobody:none@127.0.0.1:1/none', {}, /^cannot start: cannot reach the database at 127\.0\.0\.1:1\/none: connect ECONNREFUSED 127\.0\.0\.1:1\n$/],
