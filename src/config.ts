@@ -78,8 +78,17 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 /** ["a", "b", "c"] -> "a, b or c" */
 const inWords = (values: readonly string[]) => (values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`);
 
-/** A URL as an error may echo it: the password between ":" and "@" is never shown. */
-const withoutPassword = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+/**
+ * A URL as an error may echo it: its password, from the first ":" after the scheme's "//" to the last "@", is never
+ * shown, whatever characters it holds (one with a "/" or ":", as a base64 password may have, was echoed whole or in part).
+ */
+function withoutPassword(url: string): string {
+  const scheme = url.indexOf('://');
+  const start = scheme === -1 ? 0 : scheme + 3;
+  const at = url.lastIndexOf('@');
+  const colon = url.indexOf(':', start);
+  return at < start || colon === -1 || colon > at ? url : `${url.slice(0, colon)}:***${url.slice(at)}`;
+}
 
 /**
  * Reads the environment, checking each value where it is read: a typo must stop the start with the variable's name,
@@ -146,14 +155,19 @@ export class Env {
     return delays[0];
   }
 
-  /** A URL with one of these schemes (unset or empty: null); the value is never echoed, it may hold a password. */
+  /** A URL with one of these schemes (unset or empty: null); an error echoes it without its password. */
   url(name: string, schemes: readonly string[]): string | null {
     const text = this.env[name];
     if (!text) return null;
     let scheme: string | null = null;
     try { scheme = new URL(text).protocol.slice(0, -1); } catch { /* not a URL */ }
     if (scheme === null || !schemes.includes(scheme)) {
-      throw new ConfigError(`${name}=${JSON.stringify(withoutPassword(text))} is not valid: expected a URL starting with ${inWords(schemes.map((s) => `${s}://`))}`);
+      // One that begins as it should but cannot be read (a "/" in its password) was told to begin so: say what to fix.
+      const begins = schemes.some((s) => text.toLowerCase().startsWith(`${s}://`));
+      const expected = begins
+        ? 'a URL that can be read: a port in digits, and a "/", "?" or "#" in its user name or password percent-encoded (%2F, %3F, %23)'
+        : `a URL starting with ${inWords(schemes.map((s) => `${s}://`))}`;
+      throw new ConfigError(`${name}=${JSON.stringify(withoutPassword(text))} is not valid: expected ${expected}`);
     }
     return text;
   }

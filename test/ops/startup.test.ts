@@ -117,6 +117,10 @@ test('every configuration error names the variable, the value given and what is 
     [{ DELIVERY_RETRY_SCHEDULE: '5x' }, 'DELIVERY_RETRY_SCHEDULE="5x" is not valid: expected comma-separated delays, each a number with ms, s, m, h or d (e.g. 500ms,5s,1m,2h)'],
     [{ JOB_LEASE: '0s' }, 'JOB_LEASE="0s" is not valid: expected one delay above zero, a number with ms, s, m, h or d (e.g. 500ms, 5s, 1m, 2h)'],
     [{ DATABASE_URL: 'mysql://user:s3cret@db/x' }, 'DATABASE_URL="mysql://user:***@db/x" is not valid: expected a URL starting with postgres:// or postgresql://'],
+    // A password with a "/" (base64 has them) makes the URL unreadable: it was echoed whole and told to start with postgres://.
+    [{ DATABASE_URL: 'postgres://app:Zm9v/YmFy+cXV4@db:5432/app' }, 'DATABASE_URL="postgres://app:***@db:5432/app" is not valid: expected a URL that can be read: a port in digits, and a "/", "?" or "#" in its user name or password percent-encoded (%2F, %3F, %23)'],
+    [{ DATABASE_URL: 'mysql://user:pa:ss@db/x' }, 'DATABASE_URL="mysql://user:***@db/x" is not valid: expected a URL starting with postgres:// or postgresql://'],
+    [{ EVENTSTORE_URL: 'admin:changeit@es:2113' }, 'EVENTSTORE_URL="admin:***@es:2113" is not valid: expected a URL starting with esdb:// or esdb+discover://'],
     [{ PLATFORM_API_URL: 'graph.facebook.com' }, 'PLATFORM_API_URL="graph.facebook.com" is not valid: expected a URL starting with https:// or http://'],
     [{ EVENTSTORE_URL: 'http://es:2113' }, 'EVENTSTORE_URL="http://es:2113" is not valid: expected a URL starting with esdb:// or esdb+discover://'],
   ];
