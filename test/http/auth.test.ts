@@ -98,6 +98,7 @@ test('every 401 carries the Bearer challenge HTTP requires; invalid_token when a
   const expired = await ctx.server.newOrganization({ expiresAt: new Date(Date.now() - 1000).toISOString() });
   const revoked = await ctx.server.newOrganization();
   await revokeApiKey(ctx.server.services.store, revoked.keyId, new Date());
+  await ctx.server.settle(); // the revocation reaches the keys' read model through its projector
   const none = await ctx.server.request('GET', '/jobs');
   assert.is(none.status, 401);
   assert.is(none.headers.get('www-authenticate'), 'Bearer realm="api"');
