@@ -80,11 +80,14 @@ export async function changeStage(services: Services, given: StageInput, metadat
   const currency = given.value === null ? null : given.currency ?? (await organizationSettings(services.store, given.organizationId))?.currency ?? null;
   const input = { ...given, currency };
   const queued = new Map<string, string | null>();
+  // The change is made by the append alone: a repeat of this request with its Idempotency-Key after a crash must run
+  // again when only the conversions were queued (they are not queued twice), so they do not carry the claim.
+  const { idempotencyClaim: _, ...queueing } = metadata;
   // The card's turn, across processes, from load to append: the conversions are queued before the append.
   return inCardTurn(services, [input.contactId], () => retrying(async () => {
     const { state, revision } = await loadContact(services.store, input.contactId);
     const open = checkStageChange(state, input);
-    await queueAll(services, state, open, input, queued, metadata);
+    await queueAll(services, state, open, input, queued, queueing);
     const queuedIds = new Map([...queued].filter((entry): entry is [string, string] => entry[1] !== null));
     const decision = decideChangeStage(state, { ...input, queued: queuedIds, now: services.now().toISOString() });
     const appended = await services.store.append(contactStream(input.contactId), decision.events, revision, metadata);

@@ -7,6 +7,8 @@ export interface EventMetadata {
   causationId?: string;
   /** "key:<id>", "operator", "worker:<name>", "platform" ... */
   actor?: string;
+  /** The Idempotency-Key claim of the request that appended the event (src/http/idempotency.ts). */
+  idempotencyClaim?: string;
   /**
    * Projectors whose rows for these events were written in the transaction that appended them: live,
    * those projectors pass over the events; a rebuild applies them (src/projections/live.ts).

@@ -1,15 +1,20 @@
 // Idempotency-Key on POST routes, following the specification's five rules: the first request claims the
 // key before its handler runs; its answer (unless 5xx or 429) is stored before it is sent; a repeat
 // with the same method, path and body within 24 hours gets the stored answer with Idempotent-Replayed;
-// a different body is 422, a repeat while the first still runs is 409.
+// a different body is 422, a repeat while the first still runs is 409. A claim whose process died runs
+// again only when its request made no change.
 import { createHash, randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, validationError } from '../../commands/shared/errors.ts';
 import type { Services } from '../services.ts';
 import { open, seal } from '../crypto/secretBox.ts';
+import { PostgresEventStore } from '../eventstore/postgres.ts';
 import {
-  claimRecord, completeRecord, purgeRecords, readRecord, releaseRecord, type RecordKey, type StoredAnswer,
+  claimLanded, claimRecord, completeRecord, purgeRecords, readRecord, releaseRecord, takeOverRecord,
+  type ExistingRecord, type RecordKey, type StoredAnswer,
 } from './idempotency-store.ts';
+import { ANSWER_LOST } from './messages.ts';
+import { errorBody, languageOf } from './render.ts';
 import type { Caller } from './route.ts';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/;
@@ -41,7 +46,7 @@ function fingerprintOf(req: Request): string {
 export class Idempotency {
   /** When each organisation's expired records were last purged by this process. */
   private readonly purgedAt = new Map<string, number>();
-  constructor(private readonly services: Pick<Services, 'pool' | 'now' | 'log' | 'secrets'>) {}
+  constructor(private readonly services: Pick<Services, 'pool' | 'store' | 'now' | 'log' | 'secrets'>) {}
 
   /** Express middleware for one POST route. */
   readonly middleware = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -52,9 +57,11 @@ export class Idempotency {
       const caller = res.locals.caller as Caller;
       const key: RecordKey = { organizationId: caller.organizationId, keyId: caller.keyId, idempotencyKey: given };
       await this.purgeNow(caller.organizationId);
-      const token = await this.claimOrAnswer(key, fingerprintOf(req), res);
+      const token = await this.claimOrAnswer(key, fingerprintOf(req), req, res);
       if (token && res.headersSent) return await this.releaseUnused(key, token, res);
       if (token) {
+        // The events the handler appends carry the claim (register.ts), for claimLanded.
+        res.locals.idempotencyClaim = token;
         this.captureAnswer(res, key, token);
         next();
       }
@@ -64,25 +71,42 @@ export class Idempotency {
   };
 
   /** The claim token when this request may run; otherwise the request has been answered or refused. */
-  private async claimOrAnswer(key: RecordKey, fingerprint: string, res: Response): Promise<string | null> {
+  private async claimOrAnswer(key: RecordKey, fingerprint: string, req: Request, res: Response): Promise<string | null> {
+    const { pool } = this.services;
     // A record released between our claim attempt and our read is claimable again: try a few times.
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.services.now();
       const token = randomUUID();
-      const claimed = await claimRecord(this.services.pool, key, {
-        fingerprint, token, now,
-        expiredBefore: new Date(now.getTime() - REPLAY_MS),
-        abandonedBefore: new Date(now.getTime() - ABANDONED_MS),
-      });
+      const claimed = await claimRecord(pool, key, { fingerprint, token, now, expiredBefore: new Date(now.getTime() - REPLAY_MS) });
       if (claimed) return token;
-      const existing = await readRecord(this.services.pool, key);
+      const existing = await readRecord(pool, key);
       if (!existing) continue;
       if (existing.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused');
-      if (existing.state === 'running') throw new ApiError('idempotency_in_progress');
+      if (existing.state === 'running') {
+        if (existing.createdAt.getTime() > now.getTime() - ABANDONED_MS) throw new ApiError('idempotency_in_progress');
+        // Its process died. Taken over, the request ran again whatever the first run had done: a note added twice.
+        if (await this.landed(existing)) {
+          const lost: StoredAnswer = { status: 409, headers: {}, body: JSON.stringify(errorBody(new ApiError('conflict', undefined, undefined, ANSWER_LOST), languageOf(req))) };
+          await completeRecord(pool, key, existing.claim, { ...lost, body: this.sealBody(lost.body) });
+          replay(res, lost);
+          return null;
+        }
+        if (await takeOverRecord(pool, key, { from: existing.claim, token, now })) return token;
+        continue;
+      }
       replay(res, { ...existing.answer, body: this.openBody(existing.answer.body) });
       return null;
     }
     throw new ApiError('idempotency_in_progress');
+  }
+
+  /**
+   * Whether the request of an abandoned claim appended its events. With EventStoreDB (the events are not in
+   * PostgreSQL), or for a claim taken before claims kept their transaction id, this is not known: it runs again.
+   */
+  private async landed(existing: Extract<ExistingRecord, { state: 'running' }>): Promise<boolean> {
+    if (!(this.services.store instanceof PostgresEventStore) || existing.claimXid === null) return false;
+    return claimLanded(this.services.pool, existing.claim, existing.claimXid);
   }
 
   /** Answered by its time-out while claiming: the handler does not run, and the key is free again at once. */

@@ -34,6 +34,15 @@ export const TIMED_OUT: Record<Language, string> = {
 };
 
 /**
+ * conflict to a repeat of a request whose process died after making its change and before answering
+ * (src/http/idempotency.ts): the change is not made twice, and its answer cannot be given.
+ */
+export const ANSWER_LOST: Record<Language, string> = {
+  pl: 'Zapytanie wysłane wcześniej z tym kluczem idempotencji zostało wykonane, ale jego proces zatrzymał się przed odpowiedzią i odpowiedź przepadła; odczytaj rekord, aby zobaczyć wynik.',
+  en: 'The request first sent with this Idempotency-Key was carried out, but its process stopped before answering and its answer is lost; read the record to see the result.',
+};
+
+/**
  * unauthorized at the platform's leadgen webhook (src/routes/platformWebhook.ts), which takes no API key: the
  * catalogue's message would send whoever sets up the app looking for one.
  */

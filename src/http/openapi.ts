@@ -30,6 +30,8 @@ export function errorCodesOf(route: RouteDef): ErrorCode[] {
   if (route.method === 'post') {
     codes.add('idempotency_in_progress');
     codes.add('idempotency_key_reused');
+    // The repeat of a request whose process died after its change, before its answer (src/http/idempotency.ts).
+    codes.add('conflict');
   }
   for (const code of route.errors) codes.add(code);
   return [...codes];

@@ -187,7 +187,10 @@ export function registerRoute(router: Router, route: RouteDef, services: Service
         result = await route.handler({
           params, query, body, caller, services,
           requestId: res.locals.requestId as string,
-          metadata: { organizationId: caller.organizationId, correlationId: res.locals.requestId as string, actor: `key:${caller.keyId}` },
+          metadata: {
+            organizationId: caller.organizationId, correlationId: res.locals.requestId as string, actor: `key:${caller.keyId}`,
+            ...(res.locals.idempotencyClaim ? { idempotencyClaim: res.locals.idempotencyClaim as string } : {}),
+          },
           language: languageOf(req),
           header: (name) => req.get(name),
         });

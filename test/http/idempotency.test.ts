@@ -190,4 +190,57 @@ test('a POST without a body, with an empty body and with {} is one request for i
   }
 });
 
+/**
+ * As a process killed (kill -9, a crash) between its request's change and the stored answer leaves the record: still
+ * running, its claim as it was. Taken over after 2 minutes.
+ */
+async function claimLeftByDeadProcess(ctx: Ctx, org: TestOrg, key: string, claim?: string) {
+  const { rowCount } = await ctx.server.services.pool.query(
+    `UPDATE idempotency_records SET state = 'running', status = NULL, headers = NULL, body = NULL, created_at = now() - interval '3 minutes',
+       claim = coalesce($3, claim)
+     WHERE organization_id = $1 AND idempotency_key = $2`,
+    [org.organizationId, key, claim ?? null],
+  );
+  assert.is(rowCount, 1);
+}
+
+const notesOf = async (ctx: Ctx, contactId: string) =>
+  (await ctx.server.services.store.readStream(`contact-${contactId}`)).filter((e) => e.type === 'NoteAdded').length;
+
+test('a claim left by a process that died after its change is not run again: 409 conflict, the note added once', async (ctx) => {
+  const org = await ctx.server.newOrganization();
+  const contact = await post(ctx, '/contacts', { name: 'Crash' }, undefined, org.key);
+  const path = `/contacts/${contact.body.id}/notes`;
+  assert.is((await post(ctx, path, { text: 'called back' }, 'died-1', org.key)).status, 201);
+  await claimLeftByDeadProcess(ctx, org, 'died-1');
+  // Taken over, the request ran again: a second note (and a second contact, webhook, ping ...) for one request.
+  const again = await ctx.app.request('POST', path, { key: org.key, body: { text: 'called back' }, headers: { 'idempotency-key': 'died-1', 'accept-language': 'en' } });
+  assert.is(again.status, 409, JSON.stringify(again.body));
+  assert.is(again.body.error.code, 'conflict');
+  assert.match(again.body.error.message, /carried out/);
+  assert.is(await notesOf(ctx, contact.body.id), 1);
+  // The answer is stored: the next repeat replays it.
+  const later = await post(ctx, path, { text: 'called back' }, 'died-1', org.key);
+  assert.is(later.status, 409);
+  assert.is(later.headers.get('idempotent-replayed'), 'true');
+  assert.is(await notesOf(ctx, contact.body.id), 1);
+});
+
+test('a claim left by a process that died before its change runs again once taken over, and only after 2 minutes', async (ctx) => {
+  const org = await ctx.server.newOrganization();
+  const contact = await post(ctx, '/contacts', { name: 'Early crash' }, undefined, org.key);
+  const path = `/contacts/${contact.body.id}/notes`;
+  assert.is((await post(ctx, path, { text: 'first' }, 'died-2', org.key)).status, 201);
+  // A claim whose request appended nothing (another claim's token: no event carries it).
+  await claimLeftByDeadProcess(ctx, org, 'died-2', 'a-claim-that-wrote-nothing');
+  const again = await post(ctx, path, { text: 'first' }, 'died-2', org.key);
+  assert.is(again.status, 201, JSON.stringify(again.body));
+  assert.is(again.headers.get('idempotent-replayed'), null);
+  assert.is(await notesOf(ctx, contact.body.id), 2);
+  // A claim younger than 2 minutes is a request still running.
+  await ctx.server.services.pool.query(`UPDATE idempotency_records SET state = 'running', created_at = now() - interval '1 minute' WHERE organization_id = $1`, [org.organizationId]);
+  const running = await post(ctx, path, { text: 'first' }, 'died-2', org.key);
+  assert.is(running.body.error.code, 'idempotency_in_progress');
+});
+
 test.run();

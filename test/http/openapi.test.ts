@@ -79,7 +79,7 @@ test('the document of the route table and of the test routes validates too (list
   assert.ok(rename.parameters.some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey'));
   assert.is(rename.responses['204'].content, undefined);
   assert.equal(rename.responses['422'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['idempotency_key_reused']);
-  assert.equal(rename.responses['409'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['idempotency_in_progress']);
+  assert.equal(rename.responses['409'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['idempotency_in_progress', 'conflict']);
   assert.is(rename['x-required-scope'], 'contacts:write');
   assert.is(rename.requestBody.content['application/json'].schema.additionalProperties, false);
   assert.ok(res.body.components.schemas.TestItem);

@@ -166,4 +166,19 @@ test('a card whose e-mail the conversion rules refuse still sends its leads\' co
   assert.is(sent.user_data.ph.length, 1);
 });
 
+test('with an Idempotency-Key the change carries its claim and the conversions do not: a repeat after a crash between them makes the change', async ({ server, org }) => {
+  // A repeat after its process died runs again only when no event carries the claim (src/http/idempotency.ts): the
+  // conversions are queued before the change's append, and the repeat must still land the change.
+  const lead = await importLead(server, org, { id: '7601', formId: 'form-claim', email: 'claim@example.com' });
+  await flowFor(server, org, 'form-claim', 'sold', ['3601']);
+  const res = await server.request('POST', `/contacts/${lead.contactId}/stage`, { key: org.key, body: { stage: 'sold', value: 10 }, headers: { 'idempotency-key': 'stage-claim-1' } });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.platform_events_queued, 1);
+  const { rows } = await server.services.pool.query(
+    `SELECT event_type, metadata ? 'idempotencyClaim' AS claimed FROM es_events WHERE metadata->>'correlationId' = $1 ORDER BY global_position`,
+    [res.headers.get('x-request-id')]);
+  assert.equal(rows.filter((r) => r.claimed).map((r) => r.event_type), ['ContactStageChanged']);
+  assert.ok(rows.some((r) => r.event_type === 'ConversionAccepted' && !r.claimed));
+});
+
 test.run();
