@@ -70,13 +70,20 @@ export function fromZodError(error: z.ZodError, where: 'body' | 'query' | 'param
   const fields = error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ field: [...issue.path, k].join('.'), message: 'unknown parameter' }));
     if (repeated(issue.path[0])) return [{ field: issue.path[0], message: REPEATED_PARAMETER }];
-    if (where === 'body' && issue.code === 'invalid_type' && isMissing(input, issue.path)) return [{ field: issue.path.join('.'), message: 'required' }];
+    if (where === 'body' && ABSENT_VALUE.has(issue.code) && isMissing(input, issue.path)) return [{ field: issue.path.join('.'), message: 'required' }];
     return [{ field: issue.path.join('.') || where, message: issue.message }];
   });
   // One line per repeated parameter, however many of its schema's checks the array failed.
   const once = fields.filter((f, i) => f.message !== REPEATED_PARAMETER || fields.findIndex((g) => g.field === f.field) === i);
   return new ApiError('validation_error', { fields: once });
 }
+
+/**
+ * The issues zod raises for a value that is not there: a wrong type, an enum's or a literal's other value
+ * (`stage` left out read "Invalid option: expected one of ..."), no member of a union. A refinement's own
+ * issue (`custom`) keeps its words.
+ */
+const ABSENT_VALUE = new Set<string>(['invalid_type', 'invalid_value', 'invalid_union']);
 
 /**
  * A field the body does not hold at all: said so ('required'), not in zod's words for a missing value

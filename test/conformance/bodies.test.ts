@@ -85,6 +85,29 @@ test('a body nested thousands of levels deep is a 400 like any bad value, with o
   }
 });
 
+test('a field the specification marks required, left out, is 400 validation_error naming it "required", enums and booleans too', async (ctx) => {
+  const key = await freshKey(ctx);
+  const required: Record<string, string[]> = {
+    'POST /contacts/{id}/stage': ['stage'],
+    'POST /contacts/{id}/notes': ['text'],
+    'POST /contacts/{id}/sms-optout': ['sms_optout'],
+    'POST /events': ['source', 'external_id', 'status', 'consent'],
+    'POST /webhooks': ['url', 'events'],
+  };
+  for (const endpoint of withBody) {
+    const fields = required[`${endpoint.method} ${endpoint.path}`] ?? [];
+    const sample = sampleBody(endpoint, unique())!;
+    for (const field of fields) {
+      const { [field]: _left, ...rest } = { ...sample.body, [field]: null } as Record<string, unknown>;
+      const res = await ctx.server.request(endpoint.method, pathOf(ctx, endpoint), { key, body: rest });
+      const label = `${endpoint.method} ${endpoint.path} without ${field}: ${res.status} ${JSON.stringify(res.body)}`;
+      assert.is(res.status, 400, label);
+      assert.is(res.body.error.code, 'validation_error', label);
+      assert.equal(res.body.error.details.fields, [{ field, message: 'required' }], label);
+    }
+  }
+});
+
 test('every POST replays its stored answer for the same Idempotency-Key and body, with Idempotent-Replayed: true', async (ctx) => {
   const key = await freshKey(ctx);
   for (const endpoint of posts) {
