@@ -21,7 +21,12 @@ export function migrationsIn(dir: string): Migration[] {
     .map((f) => ({ id: f.replace(/\.sql$/, ''), sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
 }
 
-export async function migrate(pool: Pool, owners: { owner: string; migrations: Migration[] }[]): Promise<string[]> {
+/**
+ * Refuses a database that a newer release has migrated (an applied migration of one of these owners that this code
+ * does not have, other than the `retired` ones it dropped on purpose): that release's read models are not this one's,
+ * and an older release started on them answered 500 on every request that met a changed table (a rollback).
+ */
+export async function migrate(pool: Pool, owners: { owner: string; migrations: Migration[] }[], retired: string[] = []): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -30,6 +35,11 @@ export async function migrate(pool: Pool, owners: { owner: string; migrations: M
       id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
     const done = new Set(rows.map((r) => r.id));
+    const known = new Set([...retired, ...owners.flatMap(({ owner, migrations }) => migrations.map((m) => `${owner}:${m.id}`))]);
+    const newer = rows.map((r) => r.id).filter((id) => !known.has(id) && owners.some(({ owner }) => id.startsWith(`${owner}:`))).sort();
+    if (newer.length > 0) {
+      throw new Error(`the database was migrated by a newer release of the service (migration ${newer.join(', ')} is not one this release has): start that release or a newer one`);
+    }
     for (const { owner, migrations } of owners) {
       for (const migration of migrations) {
         const id = `${owner}:${migration.id}`;

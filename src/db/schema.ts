@@ -22,6 +22,12 @@ export function allMigrations(): { owner: string; migrations: Migration[] }[] {
   ];
 }
 
+/**
+ * Migrations once on main and then removed: a database that ran them is not a newer release's. Only ever add here.
+ * reporting_leads 0004_reporting_lead_levels: replaced within minutes by 0004_reporting_lead_campaigns.
+ */
+const RETIRED = ['projector:reporting_leads:0004_reporting_lead_levels'];
+
 export function migrateAll(pool: Pool): Promise<string[]> {
-  return migrate(pool, allMigrations());
+  return migrate(pool, allMigrations(), RETIRED);
 }

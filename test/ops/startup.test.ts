@@ -286,6 +286,28 @@ test('after a first start with SECRET_KEY, none (or an empty one) or another end
   }
 });
 
+// A rollback: an older release started on a database a newer one had migrated served it and answered 500
+// internal_error ("column f.spend does not exist") on the reports; it now ends its start with one line.
+test('a database a newer release has migrated: npm start and the CLI refuse with one line and change nothing', async () => {
+  const db = await freshDatabase('startup_newer_release');
+  try {
+    // A migration this code dropped on purpose is not a newer release's.
+    await db.pool.query(`INSERT INTO schema_migrations (id) VALUES ('projector:reporting_leads:0004_reporting_lead_levels')`);
+    const before = await run(['ops/cli.ts', 'org', 'create', '--name', 'Before', '--json'], { DATABASE_URL: db.url });
+    assert.is(before.code, 0, before.output);
+    await db.pool.query(`INSERT INTO schema_migrations (id) VALUES ('projector:contacts:9999_from_a_newer_release')`);
+    const line = 'cannot start: the database was migrated by a newer release of the service (migration projector:contacts:9999_from_a_newer_release is not one this release has): start that release or a newer one\n';
+    const server = await run(['src/main.ts'], { DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'silent' });
+    assert.equal([server.code, server.output], [1, line]);
+    const cli = await run(['ops/cli.ts', 'org', 'create', '--name', 'After', '--json'], { DATABASE_URL: db.url });
+    assert.equal([cli.code, cli.output], [2, line]);
+    const { rows } = await db.pool.query<{ name: string }>(`SELECT data->>'name' AS name FROM es_events WHERE event_type = 'OrganizationCreated'`);
+    assert.equal(rows.map((r) => r.name), ['Before']);
+  } finally {
+    await db.drop();
+  }
+});
+
 test('the CLI: an embedded PostgreSQL that will not start (its cluster held by another process) is one line, not a TypeError\'s stack', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ops-held-'));
   fs.chmodSync(dataDir, 0o755); // as root, the cluster is the postgres user's
