@@ -90,7 +90,7 @@ export async function boot(config: Config, options: BootOptions = {}): Promise<B
     await embedded?.stop();
     throw error;
   });
-  await migrateAll(pool);
+  await migrateAll(pool, (message, fields) => log.info(message, fields));
   const store = await openEventStore(config, pool, url);
   const waiter = new CheckpointWaiter(pool, url);
   const secrets = await loadSecrets(pool, config.secretKey);

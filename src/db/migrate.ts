@@ -26,7 +26,11 @@ export function migrationsIn(dir: string): Migration[] {
  * does not have, other than the `retired` ones it dropped on purpose): that release's read models are not this one's,
  * and an older release started on them answered 500 on every request that met a changed table (a rollback).
  */
-export async function migrate(pool: Pool, owners: { owner: string; migrations: Migration[] }[], retired: string[] = []): Promise<string[]> {
+export async function migrate(
+  pool: Pool, owners: { owner: string; migrations: Migration[] }[], retired: string[] = [],
+  /** Told before and after the migrations of an upgrade (a database that already had some), which may take a while. */
+  notice: (message: string, fields: Record<string, unknown>) => void = () => {},
+): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -40,6 +44,10 @@ export async function migrate(pool: Pool, owners: { owner: string; migrations: M
     if (newer.length > 0) {
       throw new Error(`the database was migrated by a newer release of the service (migration ${newer.join(', ')} is not one this release has): start that release or a newer one`);
     }
+    const pending = owners.flatMap(({ owner, migrations }) => migrations.map((m) => `${owner}:${m.id}`)).filter((id) => !done.has(id));
+    const upgrade = done.size > 0 && pending.length > 0;
+    const started = Date.now();
+    if (upgrade) notice('upgrading the database', { migrations: pending });
     for (const { owner, migrations } of owners) {
       for (const migration of migrations) {
         const id = `${owner}:${migration.id}`;
@@ -56,6 +64,7 @@ export async function migrate(pool: Pool, owners: { owner: string; migrations: M
         applied.push(id);
       }
     }
+    if (upgrade) notice('database upgraded', { migrations: applied.length, duration_ms: Date.now() - started });
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     client.release();

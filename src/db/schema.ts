@@ -28,6 +28,6 @@ export function allMigrations(): { owner: string; migrations: Migration[] }[] {
  */
 const RETIRED = ['projector:reporting_leads:0004_reporting_lead_levels'];
 
-export function migrateAll(pool: Pool): Promise<string[]> {
-  return migrate(pool, allMigrations(), RETIRED);
+export function migrateAll(pool: Pool, notice?: (message: string, fields: Record<string, unknown>) => void): Promise<string[]> {
+  return migrate(pool, allMigrations(), RETIRED, notice);
 }
