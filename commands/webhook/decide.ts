@@ -99,8 +99,13 @@ export function decideRequestPing(state: WebhookState, cmd: { webhookId: string;
 }
 
 /** The sender's pause: nothing when the subscription is gone or already paused (a repeat is harmless). */
-export function decideAutoPause(state: WebhookState, cmd: { webhookId: string; organizationId: string; reason: string; now: string }): Decision {
-  if (!state.exists || state.deleted || !state.active || state.organizationId !== cmd.organizationId) return { events: [], result: { webhookId: cmd.webhookId } };
+/**
+ * The sender's pause of a subscription whose failures of the run `resumes` reached the count. A resume since that
+ * count (PATCH active true) ended the run and reset it: the pause is not made, as when someone paused or deleted it.
+ */
+export function decideAutoPause(state: WebhookState, cmd: { webhookId: string; organizationId: string; reason: string; resumes: number; now: string }): Decision {
+  const stale = state.resumes !== cmd.resumes;
+  if (!state.exists || state.deleted || !state.active || stale || state.organizationId !== cmd.organizationId) return { events: [], result: { webhookId: cmd.webhookId } };
   return {
     events: [{ type: 'WebhookPaused', data: { webhookId: cmd.webhookId, organizationId: state.organizationId, reason: cmd.reason, auto: true, pausedAt: cmd.now } }],
     result: { webhookId: cmd.webhookId },

@@ -104,8 +104,8 @@ export async function requestPing(services: Services, ids: { organizationId: str
   return { deliveryId, position: handled.append!.position };
 }
 
-/** The sender's pause after too many failures in a row; a no-op when someone paused or deleted it first. */
-export async function autoPauseWebhook(services: Services, ids: { organizationId: string; webhookId: string; reason: string }): Promise<void> {
+/** The sender's pause after too many failures in a row; a no-op when someone paused, resumed or deleted it first. */
+export async function autoPauseWebhook(services: Services, ids: { organizationId: string; webhookId: string; reason: string; resumes: number }): Promise<void> {
   await handleCommand(services.store, webhookStream(ids.webhookId), webhookAggregate,
     (state) => decideAutoPause(state, { ...ids, now: services.now().toISOString() }),
     { organizationId: ids.organizationId, actor: 'worker:webhooks' });

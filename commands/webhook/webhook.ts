@@ -100,24 +100,26 @@ export interface WebhookState {
   events: WebhookEventType[];
   description: string;
   active: boolean;
+  /** WebhookResumed events so far: the run of failures an automatic pause counts (webhook_subscriptions.resumes). */
+  resumes: number;
 }
 
 export const initialWebhookState = (): WebhookState => ({
-  exists: false, deleted: false, organizationId: '', url: '', events: [], description: '', active: false,
+  exists: false, deleted: false, organizationId: '', url: '', events: [], description: '', active: false, resumes: 0,
 });
 
 export function evolveWebhook(state: WebhookState, event: WebhookEvent): WebhookState {
   switch (event.type) {
     case 'WebhookCreated': {
       const d = event.data;
-      return { exists: true, deleted: false, organizationId: d.organizationId, url: d.url, events: d.events, description: d.description, active: true };
+      return { exists: true, deleted: false, organizationId: d.organizationId, url: d.url, events: d.events, description: d.description, active: true, resumes: 0 };
     }
     case 'WebhookUpdated':
       return { ...state, ...event.data.changes };
     case 'WebhookPaused':
       return { ...state, active: false };
     case 'WebhookResumed':
-      return { ...state, active: true };
+      return { ...state, active: true, resumes: state.resumes + 1 };
     case 'WebhookDeleted':
       return { ...state, deleted: true, active: false };
     case 'WebhookSecretRotated':

@@ -62,7 +62,7 @@ test('an attempt recorded after the automatic pause (a claim that ran beside the
     organizationId: org.organizationId, attempts: [{ id: randomUUID(), deliveryId: randomUUID(), webhookId: hook.id, event: 'contact.created', attempt, status, success: false, error: `HTTP ${status}`, durationMs: 3, at: new Date().toISOString() }],
   } }], 'no_stream', { organizationId: org.organizationId, actor: 'worker:webhooks' });
   await failed(1, 500);
-  await autoPauseWebhook(server.services, { organizationId: org.organizationId, webhookId: hook.id, reason: 'paused after 1 failed attempts in a row' });
+  await autoPauseWebhook(server.services, { organizationId: org.organizationId, webhookId: hook.id, reason: 'paused after 1 failed attempts in a row', resumes: 0 });
   await failed(1, 503);
   await settled(server);
   const paused = (await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body;

@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { bodyOf, drained, newContact, pushesTo, subscribe } from './support/hooks.ts';
 import { eventually } from '../support/eventually.ts';
+import { autoPauseWebhook } from '../../commands/webhook/handlers.ts';
 
 const test = suite<{ server: TestServer; receiver: Receiver }>('Webhooks: a resume sends what is queued');
 /** What the receiver answers, by path (the path names the test). */
@@ -34,6 +35,21 @@ test('a push put off to a later retry by the failures that paused the subscripti
   assert.equal(pushes.slice(1).map((p) => bodyOf(p).type).sort(), ['contact.created', 'ping']);
   assert.ok(pushes.slice(1).some((p) => p.headers['x-service-delivery'] === ping.body.delivery_id));
   assert.ok(pushes.slice(1).some((p) => bodyOf(p).data.contact_id === later));
+});
+
+test('a resume that lands between the sender\'s failure count and its pause is not undone by the pause', async ({ server, receiver }) => {
+  const org = await server.newOrganization();
+  const hook = await subscribe(server, org, receiver.url('/race'));
+  // The sender counted the failures of the run before any resume (0), then the caller resumed: that run is over.
+  assert.is((await server.request('PATCH', `/webhooks/${hook.id}`, { key: org.key, body: { active: true } })).status, 200);
+  const reason = 'paused after 1 failed attempts in a row';
+  await autoPauseWebhook(server.services, { organizationId: org.organizationId, webhookId: hook.id, reason, resumes: 0 });
+  await server.settle();
+  assert.is((await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body.active, true);
+  // A count of the run the resume began pauses it.
+  await autoPauseWebhook(server.services, { organizationId: org.organizationId, webhookId: hook.id, reason, resumes: 1 });
+  await server.settle();
+  assert.is((await server.request('GET', `/webhooks/${hook.id}`, { key: org.key })).body.active, false);
 });
 
 test.run();

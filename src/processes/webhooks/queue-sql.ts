@@ -133,6 +133,8 @@ export interface Health {
   organization_id: string;
   webhook_id: string;
   consecutive: number;
+  /** The run of failures counted: the subscription's resumes when they were. */
+  resumes: number;
 }
 
 /** Failed attempts in a row per subscription; a resume (a new `resumes` value) restarts the count. */
@@ -167,7 +169,7 @@ async function countFailures(db: Queryable, changes: HealthChange[]): Promise<He
      )
      -- Only a count of the subscription's current run pauses it (as in pausesDue): attempts claimed before a
      -- resume and recorded after it (in flight when it came) count in the run the resume ended.
-     SELECT c.organization_id, c.webhook_id, c.consecutive FROM counted c
+     SELECT c.organization_id, c.webhook_id, c.consecutive, c.resumes FROM counted c
      JOIN webhook_subscriptions s ON s.organization_id = c.organization_id AND s.id = c.webhook_id AND s.resumes = c.resumes`,
     [changes.map((c) => c.organizationId), changes.map((c) => c.webhookId), changes.map((c) => c.failures), changes.map((c) => c.reset), changes.map((c) => c.resumes)],
   );
@@ -177,7 +179,7 @@ async function countFailures(db: Queryable, changes: HealthChange[]): Promise<He
 /** Active subscriptions whose count reached the limit: their pause is due (again, if a worker died before it). */
 export async function pausesDue(db: Queryable, pauseAfter: number): Promise<Health[]> {
   const { rows } = await db.query<Health>(
-    `SELECT h.organization_id, h.webhook_id, h.consecutive FROM webhook_health h
+    `SELECT h.organization_id, h.webhook_id, h.consecutive, h.resumes FROM webhook_health h
      JOIN webhook_subscriptions s ON s.organization_id = h.organization_id AND s.id = h.webhook_id AND s.active AND s.resumes = h.resumes
      WHERE h.consecutive >= $1`,
     [pauseAfter],

@@ -248,7 +248,7 @@ export class WebhookSender {
     for (const h of health) {
       if (h.consecutive < this.options.pauseAfter) continue;
       const reason = `paused after ${h.consecutive} failed attempts in a row`;
-      await autoPauseWebhook(this.services, { organizationId: h.organization_id, webhookId: h.webhook_id, reason })
+      await autoPauseWebhook(this.services, { organizationId: h.organization_id, webhookId: h.webhook_id, reason, resumes: h.resumes })
         .catch((error) => this.services.log.error('webhook pause failed', { error, webhookId: h.webhook_id }));
     }
   }
