@@ -73,11 +73,21 @@ export function toEventData(event: NewEvent, metadata: EventMetadata): EventData
 
 function readMetadata(raw: unknown): { metadata: EventMetadata; eventId: string | undefined } {
   const stored = (raw && typeof raw === 'object' && !(raw instanceof Uint8Array) ? raw : {}) as StoredMetadata;
-  const metadata: EventMetadata = { organizationId: stored.organizationId ?? null };
-  if (stored.correlationId !== undefined) metadata.correlationId = stored.correlationId;
-  if (stored.causationId !== undefined) metadata.causationId = stored.causationId;
-  if (stored.actor !== undefined) metadata.actor = stored.actor;
-  return { metadata, eventId: stored.eventId };
+  // Every field of the port comes back as it was appended (idempotencyClaim and projected too, as on
+  // PostgreSQL); only what this adapter added for the server is taken off.
+  const { $correlationId: _correlation, $causationId: _causation, eventId, ...rest } = stored;
+  return { metadata: { ...rest, organizationId: rest.organizationId ?? null }, eventId };
+}
+
+/** Data the client did not parse (not written as JSON, e.g. by another application): JSON when it reads as JSON. */
+function readData(data: Uint8Array): unknown {
+  const text = Buffer.from(data).toString('utf8');
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 export function isSystemType(type: string): boolean {
@@ -89,7 +99,7 @@ export function toRecorded(resolved: EsdbResolvedEvent | AllStreamResolvedEvent)
   const e = resolved.event;
   if (!e || isSystemType(e.type) || e.streamId.startsWith('$')) return null;
   const position: Position = e.position ?? { commit: resolved.commitPosition ?? -1n, prepare: resolved.commitPosition ?? -1n };
-  const data = e.isJson ? e.data : JSON.parse(Buffer.from(e.data as Uint8Array).toString('utf8'));
+  const data = e.isJson ? e.data : readData(e.data as Uint8Array);
   const { metadata, eventId } = readMetadata(e.metadata);
   return {
     id: eventId ?? e.id,

@@ -1,0 +1,64 @@
+// The EventStoreDB adapter's translations and subscription, without a server: what it hands the client
+// (esdb-map.ts) and what it makes of what the client gives back, the subscription over a stand-in client.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError as EsdbWrongExpectedVersionError, type AllStreamResolvedEvent } from '@eventstore/db-client';
+import { esdbEventId, mapAppendError, toEsdbRevision, toEventData, toRecorded } from '../../src/eventstore/esdb-map.ts';
+import { WrongExpectedVersionError, type EventMetadata } from '../../src/eventstore/port.ts';
+
+/** What the client yields for an event the adapter wrote (JSON data and metadata, parsed by the client). */
+function recordedAs(written: ReturnType<typeof toEventData>, at = 7n, stream = 's-1'): AllStreamResolvedEvent {
+  return {
+    event: {
+      streamId: stream, id: written.id, revision: 0n, type: written.type, data: written.data, metadata: written.metadata,
+      isJson: true, created: new Date('2026-01-02T03:04:05.000Z'), position: { commit: at, prepare: at },
+    },
+  } as unknown as AllStreamResolvedEvent;
+}
+
+test('EventStoreDB map: expected revisions become the client\'s constants, a bigint stays itself', () => {
+  assert.is(toEsdbRevision('any'), ANY);
+  assert.is(toEsdbRevision('no_stream'), NO_STREAM);
+  assert.is(toEsdbRevision('stream_exists'), STREAM_EXISTS);
+  assert.is(toEsdbRevision(4n), 4n);
+});
+
+test('EventStoreDB map: the client\'s wrong expected version is the port\'s, with the actual revision or null', () => {
+  const missing = mapAppendError(new EsdbWrongExpectedVersionError(undefined, { streamName: 's', expected: STREAM_EXISTS, current: NO_STREAM }), 's', 'stream_exists');
+  assert.instance(missing, WrongExpectedVersionError);
+  assert.equal([(missing as WrongExpectedVersionError).stream, (missing as WrongExpectedVersionError).expected, (missing as WrongExpectedVersionError).actual], ['s', 'stream_exists', null]);
+  const behind = mapAppendError(new EsdbWrongExpectedVersionError(undefined, { streamName: 's', expected: 1n, current: 3n }), 's', 1n);
+  assert.is((behind as WrongExpectedVersionError).actual, 3n);
+  const other = new Error('unavailable');
+  assert.is(mapAppendError(other, 's', 'any'), other);
+});
+
+test('EventStoreDB map: every metadata field round-trips (idempotencyClaim, projected), the adapter\'s own are taken off', () => {
+  const metadata: EventMetadata = {
+    organizationId: 'org-1', correlationId: 'c', causationId: 'k', actor: 'key:1', idempotencyClaim: 'claim-1', projected: ['conversions'],
+  };
+  const written = toEventData({ type: 'Thing', data: { a: 1 }, id: 'conv-42' }, metadata);
+  assert.is(written.id, esdbEventId('conv-42'));
+  const e = toRecorded(recordedAs(written))!;
+  assert.equal(e.metadata, metadata);
+  assert.is(e.id, 'conv-42');
+  assert.equal(e.data, { a: 1 });
+  assert.equal(e.position, { commit: 7n, prepare: 7n });
+  assert.is(e.createdAt, '2026-01-02T03:04:05.000Z');
+  assert.equal(toRecorded(recordedAs(toEventData({ type: 'Thing', data: null }, { organizationId: null })))!.metadata, { organizationId: null });
+});
+
+test('EventStoreDB map: a foreign event not written as JSON is read, not thrown on; system events are skipped', () => {
+  const foreign = (data: string) => ({
+    event: { streamId: 'other-app', id: '0190a0b0-0000-7000-8000-000000000001', revision: 0n, type: 'Blob', data: new Uint8Array(Buffer.from(data)), metadata: undefined, isJson: false, created: new Date(0), position: { commit: 9n, prepare: 9n } },
+  }) as unknown as AllStreamResolvedEvent;
+  assert.is(toRecorded(foreign(''))!.data, null);
+  assert.equal(toRecorded(foreign('{"x":1}'))!.data, { x: 1 });
+  assert.is(toRecorded(foreign('not json'))!.data, 'not json');
+  assert.equal(toRecorded(foreign('not json'))!.metadata, { organizationId: null });
+  const system = toEventData({ type: '$metadata', data: {} }, { organizationId: null });
+  assert.is(toRecorded(recordedAs(system)), null);
+  assert.is(toRecorded(recordedAs(toEventData({ type: 'Thing', data: {} }, { organizationId: null }), 1n, '$ce-x')), null);
+});
+
+test.run();
