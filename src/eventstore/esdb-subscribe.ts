@@ -38,13 +38,17 @@ export function esdbSubscription(client: EventStoreDBClient, options: SubscribeO
       if (buffer.length >= batchSize * 2) sub.pause();
       poke();
     });
-    sub.on('error', (error) => {
+    // A dropped subscription (an error, or the server ending the call without one) resumes from what
+    // was accepted; one that ended silently was left dead before, its consumer waiting for ever.
+    const dropped = (error: unknown) => {
       if (stopped || sub !== server) return;
       options.onError?.(error);
       server = null;
       void sub.unsubscribe().catch(() => {});
       setTimeout(() => { if (!stopped && !server) server = open(); }, RETRY_MS);
-    });
+    };
+    sub.on('error', dropped);
+    sub.on('end', () => dropped(new Error('EventStoreDB ended the subscription to $all; resuming')));
     return sub;
   };
 

@@ -1,10 +1,12 @@
 // The EventStoreDB adapter's translations and subscription, without a server: what it hands the client
 // (esdb-map.ts) and what it makes of what the client gives back, the subscription over a stand-in client.
+import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError as EsdbWrongExpectedVersionError, type AllStreamResolvedEvent } from '@eventstore/db-client';
+import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError as EsdbWrongExpectedVersionError, type AllStreamResolvedEvent, type EventStoreDBClient } from '@eventstore/db-client';
 import { esdbEventId, mapAppendError, toEsdbRevision, toEventData, toRecorded } from '../../src/eventstore/esdb-map.ts';
-import { WrongExpectedVersionError, type EventMetadata } from '../../src/eventstore/port.ts';
+import { esdbSubscription } from '../../src/eventstore/esdb-subscribe.ts';
+import { WrongExpectedVersionError, type EventMetadata, type RecordedEvent } from '../../src/eventstore/port.ts';
 
 /** What the client yields for an event the adapter wrote (JSON data and metadata, parsed by the client). */
 function recordedAs(written: ReturnType<typeof toEventData>, at = 7n, stream = 's-1'): AllStreamResolvedEvent {
@@ -61,4 +63,40 @@ test('EventStoreDB map: a foreign event not written as JSON is read, not thrown 
   assert.is(toRecorded(recordedAs(toEventData({ type: 'Thing', data: {} }, { organizationId: null }), 1n, '$ce-x')), null);
 });
 
+/** A client whose subscriptions are streams the test writes to (and ends). */
+function standInClient() {
+  const opened: { from: unknown; stream: PassThrough & { unsubscribe(): Promise<void> } }[] = [];
+  const client = {
+    subscribeToAll(options: { fromPosition: unknown }) {
+      const stream = Object.assign(new PassThrough({ objectMode: true }), { unsubscribe: async () => {} });
+      opened.push({ from: options.fromPosition, stream });
+      return stream;
+    },
+  } as unknown as EventStoreDBClient;
+  return { client, opened };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(check());
+};
+
+test('EventStoreDB subscription: a subscription the server ends without an error resumes after what was accepted', async () => {
+  const { client, opened } = standInClient();
+  const seen: RecordedEvent[] = [];
+  const errors: unknown[] = [];
+  const subscription = esdbSubscription(client, { onBatch: async (b) => void seen.push(...b), onError: (e) => void errors.push(e) });
+  const thing = (n: bigint) => recordedAs(toEventData({ type: 'Thing', data: { n: Number(n) } }, { organizationId: null }), n);
+  opened[0].stream.write(thing(1n));
+  await until(() => seen.length === 1);
+  opened[0].stream.end();
+  await until(() => opened.length === 2);
+  assert.equal(opened[1].from, { commit: 1n, prepare: 1n });
+  assert.is(errors.length, 1);
+  opened[1].stream.write(thing(1n)); // the server may repeat its start: not handed over twice
+  opened[1].stream.write(thing(2n));
+  await until(() => seen.length === 2);
+  await subscription.stop();
+  assert.equal(seen.map((e) => e.position.commit), [1n, 2n]);
+});
 test.run();
