@@ -82,7 +82,7 @@ const inWords = (values: readonly string[]) => (values.length < 2 ? values.join(
  * A URL as an error may echo it: its password, from the first ":" after the scheme's "//" to the last "@", is never
  * shown, whatever characters it holds (one with a "/" or ":", as a base64 password may have, was echoed whole or in part).
  */
-function withoutPassword(url: string): string {
+export function withoutPassword(url: string): string {
   const scheme = url.indexOf('://');
   const start = scheme === -1 ? 0 : scheme + 3;
   const at = url.lastIndexOf('@');

@@ -28,6 +28,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './port.ts';
+import { ConfigError, withoutPassword } from '../config.ts';
 import { mapAppendError, toEsdbRevision, toEventData, toRecorded } from './esdb-map.ts';
 import { esdbSubscription } from './esdb-subscribe.ts';
 
@@ -38,7 +39,7 @@ export class EsdbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
 
   constructor(url: string) {
-    this.client = EventStoreDBClient.connectionString(url);
+    this.client = esdbClient(url);
   }
 
   async append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision, metadata: EventMetadata): Promise<AppendResult> {
@@ -152,6 +153,35 @@ export class EsdbEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.client.dispose();
+  }
+}
+
+/**
+ * The client for EVENTSTORE_URL. The client itself warns about some options (tlsVerifyCert=false, a key it
+ * does not know) by printing the whole connection string, password included, and refuses a bad option without
+ * saying which setting held it: both come out here naming EVENTSTORE_URL, without the password.
+ */
+export function esdbClient(url: string): EventStoreDBClient {
+  const shown = withoutPassword(url);
+  const password = URL.canParse(url) ? new URL(url).password : '';
+  const secrets = password ? [password, safeDecode(password)] : [];
+  const hide = (text: string) => secrets.reduce((hidden, secret) => hidden.replaceAll(secret, '***'), text.replaceAll(url, shown));
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => warn(...args.map((a) => (typeof a === 'string' ? hide(a) : a)));
+  try {
+    return EventStoreDBClient.connectionString(url);
+  } catch (error) {
+    throw new ConfigError(`EVENTSTORE_URL=${JSON.stringify(shown)} is not valid: ${hide((error as Error).message)}`);
+  } finally {
+    console.warn = warn;
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 

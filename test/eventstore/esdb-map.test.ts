@@ -6,6 +6,8 @@ import * as assert from 'uvu/assert';
 import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError as EsdbWrongExpectedVersionError, type AllStreamResolvedEvent, type EventStoreDBClient } from '@eventstore/db-client';
 import { esdbEventId, mapAppendError, toEsdbRevision, toEventData, toRecorded } from '../../src/eventstore/esdb-map.ts';
 import { esdbSubscription } from '../../src/eventstore/esdb-subscribe.ts';
+import { EsdbEventStore } from '../../src/eventstore/esdb.ts';
+import { ConfigError } from '../../src/config.ts';
 import { WrongExpectedVersionError, type EventMetadata, type RecordedEvent } from '../../src/eventstore/port.ts';
 
 /** What the client yields for an event the adapter wrote (JSON data and metadata, parsed by the client). */
@@ -99,4 +101,29 @@ test('EventStoreDB subscription: a subscription the server ends without an error
   await subscription.stop();
   assert.equal(seen.map((e) => e.position.commit), [1n, 2n]);
 });
+test('EventStoreDB connection string: the client\'s warnings and a refused option never show the password, and name EVENTSTORE_URL', async () => {
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.push(args.join(' '));
+  try {
+    // tlsVerifyCert=false and an unknown key: the client warns with the whole connection string.
+    await new EsdbEventStore('esdb://admin:s3cr%40t@localhost:2113?tls=false&tlsVerifyCert=false&colour=blue').close();
+  } finally {
+    console.warn = warn;
+  }
+  assert.is(warnings.length, 2);
+  for (const w of warnings) {
+    assert.not.match(w, 's3cr');
+    assert.match(w, 'admin:***@localhost:2113');
+  }
+  let refused: unknown;
+  try {
+    new EsdbEventStore('esdb://admin:s3cret@localhost:2113?tls=maybe');
+  } catch (error) {
+    refused = error;
+  }
+  assert.instance(refused, ConfigError);
+  assert.is((refused as Error).message, 'EVENTSTORE_URL="esdb://admin:***@localhost:2113?tls=maybe" is not valid: Unexpected "maybe" at position 39, expected true or false.');
+});
+
 test.run();
