@@ -13,6 +13,7 @@ import {
   type ResolvedEvent as EsdbResolvedEvent,
   type AllStreamResolvedEvent,
 } from '@eventstore/db-client';
+import { newEventId } from './ids.ts';
 import { WrongExpectedVersionError, type EventMetadata, type ExpectedRevision, type NewEvent, type Position, type RecordedEvent } from './port.ts';
 
 export function toEsdbRevision(expected: ExpectedRevision): AppendExpectedRevision {
@@ -61,8 +62,10 @@ export function toEventData(event: NewEvent, metadata: EventMetadata): EventData
   const stored: StoredMetadata = { ...metadata };
   if (metadata.correlationId) stored.$correlationId = metadata.correlationId;
   if (metadata.causationId) stored.$causationId = metadata.causationId;
-  const id = event.id ?? crypto.randomUUID();
-  if (!UUID.test(id)) stored.eventId = id;
+  // Generated ids are the PostgreSQL store's (UUIDv7); an id the server would not keep as given (not a
+  // UUID, or one in capitals: the server answers it in lower case) travels in the metadata.
+  const id = event.id ?? newEventId();
+  if (esdbEventId(id) !== id) stored.eventId = id;
   return jsonEvent({
     id: esdbEventId(id),
     type: event.type,

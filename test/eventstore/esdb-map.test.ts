@@ -52,6 +52,18 @@ test('EventStoreDB map: every metadata field round-trips (idempotencyClaim, proj
   assert.equal(toRecorded(recordedAs(toEventData({ type: 'Thing', data: null }, { organizationId: null })))!.metadata, { organizationId: null });
 });
 
+test('EventStoreDB map: an id reads back as given (a UUID in capitals too); a generated id is a UUIDv7 the server keeps', () => {
+  const upper = '0190A0B0-1234-7ABC-8DEF-0123456789AB';
+  assert.is(toRecorded(recordedAs(toEventData({ type: 'Thing', data: {}, id: upper }, { organizationId: null })))!.id, upper);
+  const lower = upper.toLowerCase();
+  const written = toEventData({ type: 'Thing', data: {}, id: lower }, { organizationId: null });
+  assert.equal(written.metadata, { organizationId: null });
+  assert.is(toRecorded(recordedAs(written))!.id, lower);
+  const generated = toEventData({ type: 'Thing', data: {} }, { organizationId: null });
+  assert.match(generated.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(generated.metadata, { organizationId: null });
+});
+
 test('EventStoreDB map: a foreign event not written as JSON is read, not thrown on; system events are skipped', () => {
   const foreign = (data: string) => ({
     event: { streamId: 'other-app', id: '0190a0b0-0000-7000-8000-000000000001', revision: 0n, type: 'Blob', data: new Uint8Array(Buffer.from(data)), metadata: undefined, isJson: false, created: new Date(0), position: { commit: 9n, prepare: 9n } },
