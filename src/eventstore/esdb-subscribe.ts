@@ -29,6 +29,8 @@ export function esdbSubscription(client: EventStoreDBClient, options: SubscribeO
     const from = comparePositions(accepted, START) <= 0 ? ESDB_START : accepted;
     const sub = client.subscribeToAll({ fromPosition: from, filter });
     sub.on('data', (resolved) => {
+      // A dropped subscription may still flush what it held: the one resumed in its place reads it again.
+      if (sub !== server) return;
       const event = toRecorded(resolved);
       // The client's prefix filter is coarse and a resumed subscription may repeat its start.
       if (!event || (wanted && !wanted.has(event.type))) return;

@@ -113,6 +113,24 @@ test('EventStoreDB subscription: a subscription the server ends without an error
   await subscription.stop();
   assert.equal(seen.map((e) => e.position.commit), [1n, 2n]);
 });
+test('EventStoreDB subscription: what a dropped subscription still delivers is left to the one resumed in its place', async () => {
+  const { client, opened } = standInClient();
+  const seen: RecordedEvent[] = [];
+  const subscription = esdbSubscription(client, { onBatch: async (b) => void seen.push(...b) });
+  const thing = (n: bigint) => recordedAs(toEventData({ type: 'Thing', data: {} }, { organizationId: null }), n);
+  opened[0].stream.write(thing(1n));
+  await until(() => seen.length === 1);
+  opened[0].stream.emit('error', new Error('connection reset'));
+  await until(() => opened.length === 2);
+  opened[0].stream.write(thing(3n)); // late, from the dropped one
+  await new Promise((r) => setTimeout(r, 20));
+  opened[1].stream.write(thing(2n));
+  opened[1].stream.write(thing(3n));
+  await until(() => seen.length === 3);
+  await subscription.stop();
+  assert.equal(seen.map((e) => e.position.commit), [1n, 2n, 3n]);
+});
+
 test('EventStoreDB connection string: the client\'s warnings and a refused option never show the password, and name EVENTSTORE_URL', async () => {
   const warnings: string[] = [];
   const warn = console.warn;
