@@ -39,6 +39,15 @@ export function mapAppendError(error: unknown, stream: string, expected: Expecte
   return new WrongExpectedVersionError(stream, expected, typeof actual === 'bigint' ? actual : null);
 }
 
+/**
+ * An append the client answered without throwing but did not make: with `throwOnAppendFailure=false` in the
+ * connection string a wrong expected version comes back as `success: false`, not as an error.
+ */
+export function unappended(result: { success: boolean; nextExpectedRevision: bigint }, stream: string, expected: ExpectedRevision): WrongExpectedVersionError | null {
+  if (result.success) return null;
+  return new WrongExpectedVersionError(stream, expected, result.nextExpectedRevision >= 0n ? result.nextExpectedRevision : null);
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** EventStoreDB ids are UUIDs: other ids map to a name-based UUID (v5 layout) and travel in metadata. */

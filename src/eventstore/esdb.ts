@@ -29,7 +29,7 @@ import {
   type Subscription,
 } from './port.ts';
 import { ConfigError, withoutPassword } from '../config.ts';
-import { mapAppendError, toEsdbRevision, toEventData, toRecorded } from './esdb-map.ts';
+import { mapAppendError, toEsdbRevision, toEventData, toRecorded, unappended } from './esdb-map.ts';
 import { esdbSubscription } from './esdb-subscribe.ts';
 
 const PAGE = 500;
@@ -52,6 +52,8 @@ export class EsdbEventStore implements EventStore {
     } catch (error) {
       throw mapAppendError(error, stream, expectedRevision);
     }
+    const refused = unappended(result, stream, expectedRevision);
+    if (refused) throw refused;
     // The result's position is the write's; read-your-writes needs the last event's exactly (and servers
     // before 22.6 return none): for several events, read that event back by its revision.
     let position = events.length === 1 ? result.position : undefined;

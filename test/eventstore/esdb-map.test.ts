@@ -37,6 +37,19 @@ test('EventStoreDB map: the client\'s wrong expected version is the port\'s, wit
   assert.is(mapAppendError(other, 's', 'any'), other);
 });
 
+test('EventStoreDB append: a conflict the client answers instead of throwing (throwOnAppendFailure=false) is the port\'s error, never a write', async () => {
+  const store = new EsdbEventStore('esdb://localhost:2113?tls=false&throwOnAppendFailure=false');
+  const answers = [{ success: false, nextExpectedRevision: 4n, position: undefined }, { success: false, nextExpectedRevision: -1n, position: undefined }];
+  (store as unknown as { client: unknown }).client = { appendToStream: async () => answers.shift(), dispose: async () => {} };
+  const exact = await store.append('s', [{ type: 'Thing', data: {} }], 2n, { organizationId: null }).catch((e: unknown) => e);
+  assert.instance(exact, WrongExpectedVersionError);
+  assert.equal([(exact as WrongExpectedVersionError).expected, (exact as WrongExpectedVersionError).actual], [2n, 4n]);
+  const missing = await store.append('s', [{ type: 'Thing', data: {} }], 'stream_exists', { organizationId: null }).catch((e: unknown) => e);
+  assert.instance(missing, WrongExpectedVersionError);
+  assert.is((missing as WrongExpectedVersionError).actual, null);
+  await store.close();
+});
+
 test('EventStoreDB map: every metadata field round-trips (idempotencyClaim, projected), the adapter\'s own are taken off', () => {
   const metadata: EventMetadata = {
     organizationId: 'org-1', correlationId: 'c', causationId: 'k', actor: 'key:1', idempotencyClaim: 'claim-1', projected: ['conversions'],
