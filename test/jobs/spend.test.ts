@@ -160,6 +160,30 @@ test('a creative sync the platform stops halfway keeps the creatives it read; it
   assert.equal(creatives.sort(), [1, 2, 3, 4, 5, 6].map(ad), 'each ad\'s creative read once');
 });
 
+test('a creative sync whose token the platform refuses (revoked) fails for good saying so, not done with every ad "without a creative"', async ({ server, sandbox }) => {
+  const org = await server.newOrganization();
+  const account = 'act_1005';
+  const today = dayIn(TZ, new Date());
+  const ad = (n: number) => String(151_000_000_000 + n);
+  sandbox.seedAdAccount({ id: account, name: 'Revoked', currency: 'EUR', timezoneName: TZ });
+  sandbox.seedInsights(account, [1, 2, 3].map((n) => ({
+    date: today, campaign_id: 'c50', campaign_name: 'Gone', adset_id: 's50', adset_name: 'Set', ad_id: ad(n), ad_name: `Ad ${n}`,
+    spend: 1, impressions: 100, clicks: 1, reach: 90, formLeads: 0, pixelLeads: 0,
+  })));
+  for (let n = 1; n <= 3; n++) {
+    sandbox.seedCreative({ id: `cr-gone-${n}`, imageHash: `img-gone-${n}` });
+    sandbox.seedAd({ id: ad(n), creativeId: `cr-gone-${n}` });
+  }
+  // The user revoked the app after the spend was read: every ad is refused with code 190.
+  sandbox.injectFailures({ match: '/151000000', count: 100, status: 400, code: 190, transient: false,
+    message: 'Error validating access token: The user has not authorized application 123.' });
+  await connectAdAccount(server.services, { organizationId: org.organizationId, account, token: 'tok-5' }, { organizationId: org.organizationId, actor: 'test' });
+  const [job] = await finished(server, org, 'creative_sync', 1);
+  assert.equal([job.status, job.attempts, job.summary], ['failed', 1, ''], job.summary);
+  assert.match(job.error, /^the platform refused the token of act_1005: .*Error validating access token: The user has not authorized application 123\..*; the 0 creatives read before are kept$/);
+  assert.is((await server.services.store.readStream(adCreativeStream(org.organizationId, account))).length, 0);
+});
+
 test('a day\'s spend beyond 10^10 fails the sync and is not stored; the reports keep answering', async ({ server, sandbox, org }) => {
   // 10^13 in one cell overflowed its 64-bit millionths and stopped the reporting_ads projector for every organisation.
   sandbox.seedInsights(ACCOUNT, [{
