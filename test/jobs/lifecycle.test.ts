@@ -84,6 +84,32 @@ test('a queued job and a running job can be cancelled; a finished or unknown one
   assert.is(await codeOf(cancelJob(server.services, org.organizationId, 9999, operator(org.organizationId))), 'not_found');
 });
 
+test('a running job stops as soon as it is cancelled, not at its worker\'s next lease extension a third of JOB_LEASE later', async ({ server, org }) => {
+  const sawAbort = gate<number>();
+  const running = await queue(server, org, 'test_cancel_now');
+  // A lease of a minute (the default is two): the worker extends it, and used to notice a cancellation, every 20 s.
+  const engine = await startEngine(server.services, {
+    leaseMs: 60_000,
+    handlers: {
+      test_cancel_now: (ctx) => new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => { sawAbort.open(Date.now()); reject(new Error('stopped')); });
+      }),
+    },
+  });
+  try {
+    await readJob(server, org, running.number, (j) => j.status === 'running');
+    const cancelledAt = Date.now();
+    await cancelJob(server.services, org.organizationId, running.number, operator(org.organizationId));
+    const abortedAt = await Promise.race([sawAbort.promise, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 5000))]);
+    assert.ok(abortedAt - cancelledAt < 5000, 'the handler is told to stop within seconds');
+    await eventually('the worker to let go', async () => engine.active === 0);
+    const types = (await jobEvents(server.services, org.organizationId, running.number)).map((e) => e.type);
+    assert.equal(types, ['JobQueued', 'JobStarted', 'JobCancelled']);
+  } finally {
+    await engine.stop();
+  }
+});
+
 test('a job whose worker is killed returns to the queue when its lease expires and finishes', async ({ server, org }) => {
   const { number } = await queue(server, org, 'test_killed');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'support/hanging-worker.ts'), server.db.url], {

@@ -68,7 +68,11 @@ export class JobEngine {
     const url = this.services.pool.options.connectionString;
     if (!url) return;
     const listener = createListener(url);
-    listener.notifications.on(JOBS_CHANNEL, () => this.wake());
+    listener.notifications.on(JOBS_CHANNEL, (payload: unknown) => {
+      const cancelled = typeof payload === 'string' && payload.startsWith('cancel ') ? this.running.get(payload.slice(7)) : undefined;
+      if (cancelled) void cancelled.run.checkHeld();
+      else this.wake();
+    });
     this.listener = listener;
     await listener.connect();
     await listener.listenTo(JOBS_CHANNEL);

@@ -74,6 +74,11 @@ export class JobRun {
     await recordFailure(this.services, this.held, { error: message.slice(0, 2000), permanent }, this.metadata);
   }
 
+  /** Whether the worker still holds the job, asked now (a cancellation's notice): the handler is aborted when not. */
+  checkHeld(): Promise<void> {
+    return this.beat();
+  }
+
   private async beat(): Promise<void> {
     if (this.lost) return;
     try {
