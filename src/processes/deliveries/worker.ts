@@ -16,6 +16,7 @@ import { claimBatch, settleBatch, type QueuedDelivery, type Settlement } from '.
 import { recordWith } from '../record.ts';
 import { finishWithin, pauseAfter, Sleepers } from '../sleepers.ts';
 import { sendDispatch, type DispatchOutcome } from './send.ts';
+import { InFlight } from '../inFlight.ts';
 
 export interface DeliveryWorkerOptions {
   loops: number;
@@ -64,7 +65,7 @@ export class DeliveryWorker {
   /** Aborted when a stop's grace is over: a send still waiting for the platform ends (transient: a retry is scheduled). */
   private readonly interrupt = new AbortController();
   /** This process's claims still being sent, by target. */
-  private readonly sending = new Map<string, number>();
+  private readonly sending = new InFlight();
   /** Claims are made one at a time, so each sees the targets the ones before took. */
   private claimTurn: Promise<unknown> = Promise.resolve();
 
@@ -112,16 +113,13 @@ export class DeliveryWorker {
       await this.conclude(claimed, outcomes);
       return claimed.rows.length;
     } finally {
-      const left = (this.sending.get(targetId) ?? 1) - 1;
-      if (left > 0) this.sending.set(targetId, left);
-      else this.sending.delete(targetId);
+      this.sending.remove(targetId);
     }
   }
 
   /** The targets this process may not claim now: each already has half the loops (one, for fewer than four). */
   private targetsAtLimit(): string[] {
-    const limit = Math.max(1, Math.floor(this.options.loops / 2));
-    return [...this.sending].filter(([, claims]) => claims >= limit).map(([targetId]) => targetId);
+    return this.sending.keys(Math.max(1, Math.floor(this.options.loops / 2)));
   }
 
   /** Claims a batch and records the attempt of its fresh deliveries (the claim counted it in the table). */
@@ -142,7 +140,8 @@ export class DeliveryWorker {
       }
       return { token, rows, fresh, revision, leaseEnd, metadata };
     });
-    if (claim) this.sending.set(claim.rows[0].target_id, (this.sending.get(claim.rows[0].target_id) ?? 0) + 1);
+    const targetId = claim?.rows[0].target_id;
+    if (targetId) this.sending.add(targetId);
     return claim;
   }
 

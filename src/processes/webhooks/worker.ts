@@ -19,6 +19,7 @@ import { organizationsWithAttempts, purgeAttempts } from '../../../queries/webho
 import { claimPushes, pausesDue, recordHealth, settlePushes, type Health, type QueuedPush } from './queue-sql.ts';
 import { outcomesOf, type Attempted, type Outcomes } from './outcomes.ts';
 import { ClaimStarts } from './claim-starts.ts';
+import { InFlight } from '../inFlight.ts';
 
 export interface WebhookSenderOptions {
   loops: number;
@@ -77,7 +78,7 @@ export class WebhookSender {
   /** Batches a loop stopped waiting for, still sending or recording. */
   private readonly detached = new Set<Promise<void>>();
   /** Subscriptions with pushes in a detached batch still waiting for their answer: claims leave them out meanwhile. */
-  private readonly busy = new Map<string, number>();
+  private readonly busy = new InFlight();
   private maintenance: NodeJS.Timeout | null = null;
 
   constructor(private readonly services: Services, private readonly options: WebhookSenderOptions) {
@@ -154,16 +155,12 @@ export class WebhookSender {
       clearTimeout(timer);
     }
     const waiting = [...new Set(batch.waiting())];
-    for (const id of waiting) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    for (const id of waiting) this.busy.add(id);
     const finished: Promise<void> = batch.done
       .catch((error: unknown) => this.services.log.error('webhook batch failed', { error }))
       .finally(() => {
         this.detached.delete(finished);
-        for (const id of waiting) {
-          const left = (this.busy.get(id) ?? 1) - 1;
-          if (left === 0) this.busy.delete(id);
-          else this.busy.set(id, left);
-        }
+        for (const id of waiting) this.busy.remove(id);
         this.wakeOne();
       });
     this.detached.add(finished);
@@ -187,7 +184,7 @@ export class WebhookSender {
     const token = randomUUID();
     const { batchSize: limit, pauseAfter, leaseMs, perSubscription } = this.options;
     const startAt = this.starts.next(Date.now());
-    const skip = [...this.busy.keys()];
+    const skip = this.busy.keys();
     const pushes = await claimPushes(this.services.pool, { token, now, until: new Date(now.getTime() + leaseMs), limit, pauseAfter, perSubscription, startAt, skip });
     this.starts.claimed(pushes);
     if (pushes.length === 0) return { taken: 0, done: Promise.resolve(), waiting: () => [] };
