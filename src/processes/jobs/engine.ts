@@ -10,7 +10,7 @@ import type { Logger } from '../../logger.ts';
 import type { Services } from '../../services.ts';
 import { decideStart } from '../../../commands/job/decide.ts';
 import { announceAtCommit } from './append.ts';
-import { JOBS_CHANNEL } from './enqueue.ts';
+import { cancelledJobKey, jobKey, JOBS_CHANNEL } from './enqueue.ts';
 import type { JobHandler } from './handler.ts';
 import { claimDue, stateOf, type QueueRow } from './queue-sql.ts';
 import { JobRun } from './run.ts';
@@ -69,7 +69,8 @@ export class JobEngine {
     if (!url) return;
     const listener = createListener(url);
     listener.notifications.on(JOBS_CHANNEL, (payload: unknown) => {
-      const cancelled = typeof payload === 'string' && payload.startsWith('cancel ') ? this.running.get(payload.slice(7)) : undefined;
+      const key = cancelledJobKey(payload);
+      const cancelled = key === null ? undefined : this.running.get(key);
       if (cancelled) void cancelled.run.checkHeld();
       else this.wake();
     });
@@ -131,7 +132,7 @@ export class JobEngine {
   }
 
   private launch(row: QueueRow): void {
-    const key = `${row.organization_id}/${row.number}`;
+    const key = jobKey(row.organization_id, row.number);
     const log = this.log.child({ organizationId: row.organization_id, job: row.number, kind: row.kind });
     const run = new JobRun(this.services, row, this.options.handlers[row.kind], {
       succeed: (held, summary, metadata) => this.completions.succeed(held, summary, metadata),

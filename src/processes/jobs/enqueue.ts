@@ -12,8 +12,14 @@ import { announceAtCommit, appendInTransaction, lastRevisionIn } from './append.
 import { findActive, insertQueued, lockJob, removeJob, stateOf, type QueuedRow } from './queue-sql.ts';
 
 export const JOBS_CHANNEL = 'job_queue';
+/** A job's name within a worker (its running jobs) and in a cancellation's notice. */
+export const jobKey = (organizationId: string, number: number) => `${organizationId}/${number}`;
+const CANCEL = 'cancel ';
 /** The payload on JOBS_CHANNEL that tells workers a job was cancelled (an enqueue's payload is the organisation id). */
-export const cancelNotice = (organizationId: string, number: number) => `cancel ${organizationId}/${number}`;
+export const cancelNotice = (organizationId: string, number: number) => CANCEL + jobKey(organizationId, number);
+/** The key of the job a notice on JOBS_CHANNEL cancels; null for any other notice. */
+export const cancelledJobKey = (payload: unknown): string | null =>
+  (typeof payload === 'string' && payload.startsWith(CANCEL) ? payload.slice(CANCEL.length) : null);
 /** First key of the per-organisation enqueue lock (the second is the organisation's hash). */
 const ENQUEUE_LOCK = 7_200_001;
 
