@@ -98,10 +98,10 @@ export function decideRequestPing(state: WebhookState, cmd: { webhookId: string;
   };
 }
 
-/** The sender's pause: nothing when the subscription is gone or already paused (a repeat is harmless). */
 /**
- * The sender's pause of a subscription whose failures of the run `resumes` reached the count. A resume since that
- * count (PATCH active true) ended the run and reset it: the pause is not made, as when someone paused or deleted it.
+ * The sender's pause of a subscription whose failures of the run `resumes` reached the count: nothing when the
+ * subscription is gone or already paused (a repeat is harmless), or when a resume since that count (PATCH active
+ * true) ended the run and reset it.
  */
 export function decideAutoPause(state: WebhookState, cmd: { webhookId: string; organizationId: string; reason: string; resumes: number; now: string }): Decision {
   const stale = state.resumes !== cmd.resumes;

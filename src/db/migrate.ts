@@ -39,12 +39,13 @@ export async function migrate(
       id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
     const done = new Set(rows.map((r) => r.id));
-    const known = new Set([...retired, ...owners.flatMap(({ owner, migrations }) => migrations.map((m) => `${owner}:${m.id}`))]);
+    const ours = owners.flatMap(({ owner, migrations }) => migrations.map((m) => `${owner}:${m.id}`));
+    const known = new Set([...retired, ...ours]);
     const newer = rows.map((r) => r.id).filter((id) => !known.has(id) && owners.some(({ owner }) => id.startsWith(`${owner}:`))).sort();
     if (newer.length > 0) {
       throw new Error(`the database was migrated by a newer release of the service (migration ${newer.join(', ')} is not one this release has): start that release or a newer one`);
     }
-    const pending = owners.flatMap(({ owner, migrations }) => migrations.map((m) => `${owner}:${m.id}`)).filter((id) => !done.has(id));
+    const pending = ours.filter((id) => !done.has(id));
     const upgrade = done.size > 0 && pending.length > 0;
     const started = Date.now();
     if (upgrade) notice('upgrading the database', { migrations: pending });
